@@ -1,0 +1,430 @@
+"""The core of funcdiff: abstract values, primitives, ``bind``, traces and tracers.
+
+Every operation funcdiff performs is a ``Primitive`` applied with ``bind``.
+``bind`` looks at its arguments, finds the innermost active transform whose
+tracers appear among them (the *top trace*), and hands the primitive to that
+trace's ``process_primitive``. With no tracers and no staging in progress, the
+primitive's numpy ``impl`` runs directly: that is the eager fast path.
+
+Transforms nest through a stack of ``MainTrace`` records. Each transform call
+pushes a fresh record with its own level, and a trace only unpacks tracers
+created by its own record; tracers of outer (lower) levels are treated as
+constants. That is what rules out perturbation confusion.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.errors import (ConcretizationError, DifferentiationError,
+                             FunctionalDiffError, InvalidArgumentError)
+
+# ---------------------------------------------------------------------------
+# Abstract values
+
+_SHORT_DTYPE = {
+    "float64": "f64", "float32": "f32", "float16": "f16",
+    "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8",
+    "uint64": "u64", "uint32": "u32", "uint16": "u16", "uint8": "u8",
+    "bool": "bool", "complex128": "c128", "complex64": "c64",
+}
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape and dtype, nothing more."""
+
+    __slots__ = ("shape", "dtype")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def str_short(self) -> str:
+        name = _SHORT_DTYPE.get(self.dtype.name, self.dtype.name)
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"ShapedArray({self.str_short()})"
+
+
+_SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
+                 bool: np.dtype(np.bool_)}
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of a tracer, numpy array, numpy scalar or Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    dtype = _SCALAR_TYPES.get(type(x))
+    if dtype is not None:
+        return ShapedArray((), dtype)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.check_dtype(x.dtype))
+    raise InvalidArgumentError(
+        f"funcdiff expected an array, a tracer or a Python scalar, but got "
+        f"{type(x).__name__}: {x!r:.80}. Convert it with numpy.asarray first.")
+
+
+def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
+    return aval
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+
+
+class Primitive:
+    """An operation funcdiff knows, with one slot per rule.
+
+    Slots: ``impl`` (numpy), ``abstract_eval`` (avals -> aval or list of avals),
+    ``jvp`` ((primals, tangents, **params) -> (primal_out, tangent_out)),
+    ``transpose`` (for linear primitives: (ct, *args, **params) -> cotangents),
+    ``batch`` ((vals, dims, **params) -> (out, out_dim)) and ``cost``
+    ((avals_in, **params) -> dict with 'flops' and 'bytes').
+    A primitive that has no derivative by nature (comparisons, argmax, floor)
+    is declared with ``nondifferentiable = True`` instead of a jvp rule.
+    """
+
+    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
+                 "transpose", "batch", "cost", "nondifferentiable", "linear",
+                 "__weakref__")
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable | None = None
+        self.abstract_eval: Callable | None = None
+        self.jvp: Callable | None = None
+        self.transpose: Callable | None = None
+        self.batch: Callable | None = None
+        self.cost: Callable | None = None
+        self.nondifferentiable = False
+        self.linear = False
+        _registry[name] = self
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return bind(self, *args, **params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_registry: dict[str, Primitive] = {}
+
+
+def all_primitives() -> dict[str, Primitive]:
+    """Every primitive defined so far, by name."""
+    return dict(_registry)
+
+
+# ---------------------------------------------------------------------------
+# The trace stack
+
+
+class MainTrace:
+    """One active transform: its level in the stack, its trace type and its data."""
+
+    __slots__ = ("level", "trace_type", "global_data", "trace")
+
+    def __init__(self, level: int, trace_type: type, global_data: Any):
+        self.level = level
+        self.trace_type = trace_type
+        self.global_data = global_data
+        self.trace = trace_type(self)
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level}, {self.trace_type.__name__})"
+
+
+class Trace:
+    """How one transform interprets primitives applied to its tracers."""
+
+    __slots__ = ("main",)
+
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def pure(self, val: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define pure")
+
+    def lift(self, val: Any) -> Any:
+        return self.pure(val)
+
+    def full_raise(self, val: Any) -> Any:
+        if not isinstance(val, Tracer):
+            return self.pure(val)
+        main = val._trace.main
+        if main is self.main:
+            return val
+        if main.level < self.main.level:
+            return self.lift(val)
+        raise FunctionalDiffError(
+            f"a value traced by an inner transform ({main.trace_type.__name__}) "
+            f"escaped into an outer one ({self.main.trace_type.__name__}). This "
+            "happens when a function stores a tracer in a global or a closure that "
+            "outlives the transform; return the value instead.")
+
+    def process_primitive(self, primitive: Primitive, tracers: list, params: dict) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
+
+
+class EvalTrace(Trace):
+    """The bottom of every stack: runs the numpy implementation."""
+
+    __slots__ = ()
+
+    def pure(self, val: Any) -> Any:
+        return val
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        return primitive.impl(*tracers, **params)
+
+
+_trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
+_dynamic: list[MainTrace] = [_trace_stack[0]]  # innermost staging that captures all ops
+
+
+@contextlib.contextmanager
+def new_main(trace_type: type, global_data: Any = None,
+             dynamic: bool = False) -> Iterator[MainTrace]:
+    """Push a new transform onto the trace stack for the duration of a block.
+
+    A *dynamic* main (used by make_jaxpr and jit) captures every operation,
+    even those on constants, so they are staged rather than evaluated.
+    """
+    main = MainTrace(len(_trace_stack), trace_type, global_data)
+    _trace_stack.append(main)
+    if dynamic:
+        _dynamic.append(main)
+    try:
+        yield main
+    finally:
+        if dynamic:
+            _dynamic.pop()
+        _trace_stack.pop()
+
+
+def _level_of(main: MainTrace) -> int:
+    return main.level
+
+
+def find_top_trace(args: Sequence[Any]) -> Trace:
+    top = _dynamic[-1]
+    for x in args:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if main.level > top.level:
+                top = main
+    return top.trace
+
+
+def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply ``primitive`` to ``args``: the one point where every operation passes.
+
+    Arrays are positional, settings (params) keyword-only and hashable.
+    """
+    top = _dynamic[-1]
+    for x in args:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if main.level > top.level:
+                top = main
+    if top.level == 0:
+        return primitive.impl(*args, **params)
+    trace = top.trace
+    return trace.process_primitive(primitive, [trace.full_raise(a) for a in args], params)
+
+
+def cur_level() -> int:
+    return len(_trace_stack) - 1
+
+
+# ---------------------------------------------------------------------------
+# Tracers
+
+
+def _user_frame() -> str:
+    """``file:line`` of the innermost stack frame outside funcdiff, for error messages."""
+    import sys
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(here) and "contextlib" not in filename:
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+class Tracer:
+    """A value flowing through a transform; it behaves like a numpy array.
+
+    The numpy layer (``funcdiff.numpy``) adds the arithmetic operators and
+    array methods; conversion to a Python value works only when the tracer's
+    value is concrete.
+    """
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError(f"{type(self).__name__} must define aval")
+
+    def to_concrete(self, operation: str) -> Any:
+        """The concrete numpy value behind this tracer, or a ConcretizationError."""
+        raise concretization_error(self, operation)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise InvalidArgumentError("len() of a 0-d array is not defined")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise InvalidArgumentError("iteration over a 0-d array is not defined")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __bool__(self) -> bool:
+        return bool(self.to_concrete("bool()"))
+
+    def __float__(self) -> float:
+        return float(self.to_concrete("float()"))
+
+    def __int__(self) -> int:
+        return int(self.to_concrete("int()"))
+
+    def __index__(self) -> int:
+        value = self.to_concrete("use as an index")
+        return operator.index(value.item() if hasattr(value, "item") else value)
+
+    def __complex__(self) -> complex:
+        return complex(self.to_concrete("complex()"))
+
+    def item(self) -> Any:
+        return self.to_concrete("item()").item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self.to_concrete("tolist()")).tolist()
+
+    def __hash__(self):
+        raise InvalidArgumentError(
+            "funcdiff tracers are unhashable, like numpy arrays. To use a traced "
+            "value as a static argument of jit, pass a Python value instead.")
+
+    def __setitem__(self, idx, value):
+        raise InvalidArgumentError(
+            "funcdiff arrays are immutable inside transforms: `x[idx] = v` cannot be "
+            "traced. Use the functional update `x = x.at[idx].set(v)` instead.")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+def concretization_error(tracer: Tracer, operation: str) -> ConcretizationError:
+    return ConcretizationError(
+        f"{operation} needs a concrete value, but it received an abstract "
+        f"tracer {tracer.aval.str_short()} (at {_user_frame()}). Python control "
+        "flow on traced values cannot be staged under jit or make_jaxpr. Use "
+        "fd.lax.cond / fd.lax.while_loop / fd.numpy.where for value-dependent "
+        "branches, or mark the argument static with static_argnums.")
+
+
+def concrete_value(x: Any, operation: str) -> Any:
+    """``x`` as a concrete numpy value, unwrapping tracers whose value is known."""
+    if isinstance(x, Tracer):
+        return x.to_concrete(operation)
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Symbolic zeros
+
+
+class Zero:
+    """A tangent or cotangent known to be zero; it is never materialised
+    unless a user-facing boundary needs an array."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def from_value(x: Any) -> "Zero":
+        return Zero(tangent_aval(get_aval(x)))
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Tangents of float values share their aval; others' tangents are float0 zeros."""
+    if dtypes.is_float(aval.dtype):
+        return aval
+    return ShapedArray(aval.shape, dtypes.float0)
+
+
+def zeros_array(aval: ShapedArray) -> Any:
+    """A materialised zero of ``aval`` (built with a primitive so it can be traced)."""
+    from funcdiff.primitives import structural  # rules layer; imported at call time
+    return structural.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t: Any) -> Any:
+    return zeros_array(t.aval) if type(t) is Zero else t
+
+
+_counter = itertools.count()
+
+
+def fresh_id() -> int:
+    return next(_counter)
+
+
+__all__ = [
+    "ShapedArray", "get_aval", "Primitive", "bind", "Trace", "Tracer", "MainTrace",
+    "EvalTrace", "new_main", "find_top_trace", "Zero", "instantiate",
+    "concretization_error", "concrete_value", "DifferentiationError",
+]

@@ -1,0 +1,99 @@
+"""Dtypes funcdiff accepts and numpy-2 (NEP 50) promotion, computed in one place.
+
+funcdiff supports boolean, signed and unsigned integer, and floating dtypes.
+Python scalars are *weak*: ``float32_array * 2.0`` stays float32, as in numpy 2.
+``result_type`` is the single function every operation uses to promote; it is
+memoised on the (dtype or Python-scalar type) of its arguments, so promotion
+costs one dictionary lookup on the hot path.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from funcdiff.errors import DTypeError
+
+float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
+
+_SUPPORTED_KINDS = frozenset("biuf")
+_SCALAR_STAND_INS = {bool: False, int: 0, float: 0.0}
+default_float = np.dtype(np.float64)
+default_int = np.dtype(np.int64)
+
+
+def check_dtype(dtype: Any, what: str = "value") -> np.dtype:
+    """Return ``dtype`` as a numpy dtype, raising DTypeError if funcdiff cannot use it."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in _SUPPORTED_KINDS:
+        raise DTypeError(
+            f"funcdiff does not support {what} of dtype {dtype}; it supports bool, "
+            "integer and floating dtypes (complex numbers only inside funcdiff.numpy.fft). "
+            "Convert the input with .astype(float) first.")
+    return dtype
+
+
+def is_float(dtype: np.dtype) -> bool:
+    """True for floating dtypes, the only ones funcdiff differentiates."""
+    return dtype.kind == "f"
+
+
+def _key(x: Any) -> Any:
+    t = type(x)
+    if t in _SCALAR_STAND_INS:
+        return t
+    if isinstance(x, (np.dtype, type, str)):
+        return np.dtype(x)
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None:
+        return dtype
+    if isinstance(x, (bool, np.bool_)):
+        return bool
+    if isinstance(x, int):
+        return int
+    if isinstance(x, float):
+        return float
+    return np.dtype(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _result_type_of_keys(*keys: Any) -> np.dtype:
+    stand_ins = [_SCALAR_STAND_INS.get(k, k) for k in keys]
+    if all(isinstance(k, type) for k in keys):  # only Python scalars: numpy's defaults
+        stand_ins = [np.asarray(s) for s in stand_ins]
+    try:
+        dtype = np.result_type(*stand_ins)
+    except TypeError as e:
+        raise DTypeError(f"funcdiff cannot promote the dtypes {keys}: {e}") from None
+    return check_dtype(dtype)
+
+
+def result_type(*args: Any) -> np.dtype:
+    """The dtype numpy 2 gives an operation on ``args``; Python scalars are weak.
+
+    Args:
+      *args: arrays, tracers, dtypes or Python scalars.
+
+    Returns:
+      The promoted ``numpy.dtype``.
+
+    Raises:
+      DTypeError: if an argument has a dtype funcdiff does not support.
+
+    >>> import numpy as np
+    >>> result_type(np.float32, 2.0)
+    dtype('float32')
+    >>> result_type(np.arange(3), 0.5)
+    dtype('float64')
+    """
+    return _result_type_of_keys(*[_key(a) for a in args])
+
+
+def dtype_of(x: Any) -> np.dtype:
+    """The dtype funcdiff gives ``x``: a Python float is float64, an int int64."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None:
+        return dtype
+    return result_type(x)

@@ -1,0 +1,56 @@
+"""Exception classes of funcdiff.
+
+Every error funcdiff raises on purpose is one of these classes, so users can
+catch ``FunctionalDiffError`` for all of them. Each subclass also derives from
+the builtin exception a Python programmer would expect (``TypeError`` for a
+value of the wrong kind, ``ValueError`` for a wrong shape), so code written
+against numpy's exceptions keeps working.
+"""
+
+
+class FunctionalDiffError(Exception):
+    """Base class of every error funcdiff raises on purpose."""
+
+
+class TreeStructureError(FunctionalDiffError, ValueError):
+    """Two pytrees that must have the same structure do not."""
+
+
+class ShapeError(FunctionalDiffError, ValueError):
+    """An operation received arrays whose shapes it cannot combine."""
+
+
+class DTypeError(FunctionalDiffError, TypeError):
+    """An operation received a dtype it does not support."""
+
+
+class AxisError(FunctionalDiffError, ValueError):
+    """An axis argument is out of range or repeated."""
+
+
+class InvalidArgumentError(FunctionalDiffError, TypeError):
+    """A transform or operation received an argument of the wrong kind."""
+
+
+class ConcretizationError(FunctionalDiffError, TypeError):
+    """A traced (abstract) value was used where a concrete one is needed."""
+
+
+class TracerArrayConversionError(FunctionalDiffError, TypeError):
+    """A tracer was converted to a numpy array, which would cut the trace."""
+
+
+class UnsupportedNumpyError(FunctionalDiffError, NotImplementedError):
+    """A numpy function or argument has no funcdiff implementation."""
+
+
+class DifferentiationError(FunctionalDiffError, TypeError):
+    """A derivative was requested where none is defined."""
+
+
+class BatchingError(FunctionalDiffError, ValueError):
+    """vmap received inconsistent batch axes or sizes."""
+
+
+class JaxprTypeError(FunctionalDiffError, TypeError):
+    """A jaxpr failed the type checker."""

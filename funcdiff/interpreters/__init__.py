@@ -1,0 +1,1 @@
+"""The interpreters of funcdiff: one module per way of running a program."""

@@ -1,0 +1,90 @@
+"""Forward mode: dual numbers ``(primal, tangent)``.
+
+A ``JVPTracer`` carries a primal value and its tangent. Tangents of values
+that do not depend on the inputs, and of integer or boolean values, are the
+symbolic ``Zero``: an equation whose inputs all have zero tangents runs on the
+primals alone, and rules receive ``Zero`` objects they can skip.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from funcdiff import dtypes
+from funcdiff.core import (Primitive, Trace, Tracer, Zero, get_aval, new_main,
+                           tangent_aval)
+from funcdiff.errors import DifferentiationError
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def to_concrete(self, operation: str) -> Any:
+        p = self.primal
+        return p.to_concrete(operation) if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def pure(self, val: Any) -> JVPTracer:
+        return JVPTracer(self, val, Zero(tangent_aval(get_aval(val))))
+
+    lift = pure
+
+    def process_primitive(self, primitive: Primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents) or primitive.nondifferentiable:
+            out = primitive.bind(*primals, **params)
+            if primitive.multiple_results:
+                return [JVPTracer(self, o, Zero(tangent_aval(get_aval(o)))) for o in out]
+            return JVPTracer(self, out, Zero(tangent_aval(get_aval(out))))
+        rule = primitive.jvp
+        if rule is None:
+            raise DifferentiationError(
+                f"funcdiff has no forward-mode rule for the primitive {primitive.name}; "
+                "it cannot be differentiated. Wrap the computation in "
+                "fd.stop_gradient if its derivative is not needed.")
+        primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [JVPTracer(self, p, _checked_tangent(p, t))
+                    for p, t in zip(primal_out, tangent_out)]
+        return JVPTracer(self, primal_out, _checked_tangent(primal_out, tangent_out))
+
+
+def _checked_tangent(primal: Any, tangent: Any) -> Any:
+    """Tangents of non-float values are always the symbolic zero."""
+    if type(tangent) is Zero:
+        return tangent
+    aval = get_aval(primal)
+    if not dtypes.is_float(aval.dtype):
+        return Zero(tangent_aval(aval))
+    return tangent
+
+
+def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """Run ``fun`` on dual numbers; tangents may be ``Zero``. Returns flat lists."""
+    with new_main(JVPTrace) as main:
+        trace = main.trace
+        ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        outs = fun(*ins)
+        primals_out, tangents_out = [], []
+        for o in outs:
+            if isinstance(o, Tracer) and o._trace.main is main:
+                primals_out.append(o.primal)
+                tangents_out.append(o.tangent)
+            else:
+                primals_out.append(o)
+                tangents_out.append(Zero(tangent_aval(get_aval(o))))
+        return primals_out, tangents_out

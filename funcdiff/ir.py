@@ -1,0 +1,270 @@
+"""The jaxpr IR: a typed, first-order program of primitive applications.
+
+A ``Jaxpr`` has constant variables (bound to arrays when the jaxpr is closed),
+input variables, a list of equations ``outs = primitive[params] ins`` and
+output atoms. Atoms are ``Var`` (defined once) or ``Literal`` (a scalar
+inlined in the program). ``ClosedJaxpr`` pairs a jaxpr with its constants.
+
+``eval_jaxpr`` interprets a jaxpr by binding each primitive again, so it runs
+under any active transform; ``check_jaxpr`` verifies that every variable is
+defined before use and that each equation's output types are what the
+primitive's abstract evaluation says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from funcdiff.core import Primitive, ShapedArray, bind, get_aval
+from funcdiff.errors import JaxprTypeError
+
+
+class Var:
+    """A variable of a jaxpr; its identity is the object itself."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Var<{self.aval.str_short()}>"
+
+
+class Literal:
+    """A scalar constant written directly into the program text."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: ShapedArray | None = None):
+        self.val = val
+        self.aval = get_aval(val) if aval is None else aval
+
+    def __repr__(self) -> str:
+        return f"Literal({self.val!r})"
+
+
+Atom = Var | Literal
+
+
+class Eqn:
+    """One equation: ``outvars = primitive[params](*invars)``."""
+
+    __slots__ = ("primitive", "invars", "params", "outvars")
+
+    def __init__(self, primitive: Primitive, invars: list, params: dict, outvars: list[Var]):
+        self.primitive = primitive
+        self.invars = invars
+        self.params = params
+        self.outvars = outvars
+
+    def __repr__(self) -> str:
+        return f"Eqn({self.primitive.name}, {len(self.invars)} in, {len(self.outvars)} out)"
+
+
+class Jaxpr:
+    """A first-order program: ``{ lambda constvars ; invars. let eqns in outvars }``."""
+
+    __slots__ = ("constvars", "invars", "eqns", "outvars")
+
+    def __init__(self, constvars: list[Var], invars: list[Var], eqns: list[Eqn],
+                 outvars: list):
+        self.constvars = constvars
+        self.invars = invars
+        self.eqns = eqns
+        self.outvars = outvars
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constant variables."""
+
+    __slots__ = ("jaxpr", "consts", "in_tree", "out_tree")
+
+    def __init__(self, jaxpr: Jaxpr, consts: Sequence[Any], in_tree: Any = None,
+                 out_tree: Any = None):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+        self.in_tree = in_tree  # pytree structures, set by make_jaxpr
+        self.out_tree = out_tree
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self) -> list[Eqn]:
+        return self.jaxpr.eqns
+
+    def __call__(self, *args: Any) -> list[Any]:
+        return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self.jaxpr)
+
+    __repr__ = __str__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Run ``jaxpr`` by binding each equation's primitive; works under any transform."""
+    env: dict[Var, Any] = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+
+    def read(a):
+        return a.val if type(a) is Literal else env[a]
+
+    for eqn in jaxpr.eqns:
+        outs = bind(eqn.primitive, *[read(a) for a in eqn.invars], **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, x in zip(eqn.outvars, outs):
+                env[v] = x
+        else:
+            env[eqn.outvars[0]] = outs
+    return [read(a) for a in jaxpr.outvars]
+
+
+# ---------------------------------------------------------------------------
+# Type checking
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Verify that ``jaxpr`` is well typed; raise JaxprTypeError naming the problem."""
+    defined: set[int] = set()
+
+    def define(v, where):
+        if type(v) is not Var:
+            raise JaxprTypeError(f"{where}: expected a Var, found {v!r}")
+        if id(v) in defined:
+            raise JaxprTypeError(f"{where}: variable {v!r} is defined twice")
+        defined.add(id(v))
+
+    def check_atom(a, where):
+        if type(a) is Literal:
+            if get_aval(a.val) != a.aval:
+                raise JaxprTypeError(f"{where}: literal {a.val!r} has the wrong type {a.aval}")
+            return
+        if id(a) not in defined:
+            raise JaxprTypeError(f"{where}: variable {a!r} is used before it is defined")
+
+    for v in jaxpr.constvars:
+        define(v, "constvars")
+    for v in jaxpr.invars:
+        define(v, "invars")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i} ({eqn.primitive.name})"
+        for a in eqn.invars:
+            check_atom(a, where)
+        rule = eqn.primitive.abstract_eval
+        if rule is None:
+            raise JaxprTypeError(f"{where}: primitive has no abstract_eval rule")
+        out = rule(*[a.aval for a in eqn.invars], **eqn.params)
+        out_avals = list(out) if eqn.primitive.multiple_results else [out]
+        declared = [v.aval for v in eqn.outvars]
+        if out_avals != declared:
+            raise JaxprTypeError(
+                f"{where}: outputs are declared {[a.str_short() for a in declared]} "
+                f"but the primitive produces {[a.str_short() for a in out_avals]}")
+        for v in eqn.outvars:
+            define(v, where)
+    for a in jaxpr.outvars:
+        check_atom(a, "outvars")
+
+
+# ---------------------------------------------------------------------------
+# Printing
+
+
+def _var_names():
+    import itertools
+    import string
+    letters = string.ascii_lowercase
+    for n in itertools.count(1):
+        for combo in itertools.product(letters, repeat=n):
+            yield "".join(combo)
+
+
+def _pp_param(v: Any) -> str:
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, ClosedJaxpr) or isinstance(v, Jaxpr):
+        return "\n" + _indent(pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v), 6)
+    if isinstance(v, tuple) and v and all(isinstance(e, (ClosedJaxpr, Jaxpr)) for e in v):
+        return "(" + ",".join(_pp_param(e) for e in v) + ")"
+    return repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
+
+
+def _indent(text: str, n: int) -> str:
+    pad = " " * n
+    return "\n".join(pad + line for line in text.splitlines())
+
+
+def _pp_literal(lit: Literal) -> str:
+    v = lit.val
+    if isinstance(v, (np.ndarray, np.generic)):
+        v = v.item()
+    return repr(v) + (":" + lit.aval.str_short() if type(v) is not float else "")
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    """The familiar text form: ``{ lambda consts ; args. let eqns in (outs,) }``."""
+    names: dict[int, str] = {}
+    gen = _var_names()
+
+    def name(v):
+        if type(v) is Literal:
+            return _pp_literal(v)
+        n = names.get(id(v))
+        if n is None:
+            n = names[id(v)] = next(gen)
+        return n
+
+    def binder(v):
+        return f"{name(v)}:{v.aval.str_short()}"
+
+    consts = " ".join(binder(v) for v in jaxpr.constvars)
+    ins = " ".join(binder(v) for v in jaxpr.invars)
+    lines = []
+    for eqn in jaxpr.eqns:
+        params = ""
+        if eqn.params:
+            params = "[" + " ".join(f"{k}={_pp_param(v)}" for k, v in sorted(eqn.params.items())) + "]"
+        lhs = " ".join(binder(v) for v in eqn.outvars)
+        rhs = " ".join(name(a) for a in eqn.invars)
+        lines.append(f"    {lhs} = {eqn.primitive.name}{params} {rhs}".rstrip())
+    outs = ", ".join(name(a) for a in jaxpr.outvars)
+    outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
+    head = f"{{ lambda {consts}{' ' if consts else ''}; {ins}{'. ' if ins else '. '}let"
+    if not lines:
+        return f"{head}\n  in {outs} }}"
+    return head + "\n" + "\n".join(lines) + f"\n  in {outs} }}"
