@@ -1,0 +1,235 @@
+"""Helpers that declare whole primitive cards in a few lines.
+
+``unary_elementwise`` needs only the numpy impl and the derivative;
+``binary_elementwise`` the impl and one partial derivative per argument;
+``deflinear`` makes a primitive's jvp apply the primitive to the tangents and
+records its transpose rule. Batch rules and cost rules of elementwise
+primitives are shared here, so each family module states only what differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval, instantiate
+from funcdiff.errors import DTypeError, ShapeError
+
+
+def make_op(prim: Primitive, doc: str = "") -> Callable:
+    """The operation ``name(*args, **params)`` that binds ``prim``."""
+    def op(*args, **params):
+        return bind(prim, *args, **params)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = doc or f"Apply the primitive ``{prim.name}``."
+    return op
+
+
+# ---------------------------------------------------------------------------
+# Costs
+
+
+def nbytes(aval: ShapedArray) -> int:
+    return aval.size * aval.dtype.itemsize
+
+
+def elementwise_cost(flops_per_element: int) -> Callable:
+    def cost(*avals_in, **params):
+        shape = broadcast_shapes("cost", *[a.shape for a in avals_in]) if avals_in else ()
+        size = int(np.prod(shape, dtype=np.int64))
+        out_bytes = size * avals_in[0].dtype.itemsize if avals_in else 0
+        return {"flops": flops_per_element * size,
+                "bytes": sum(nbytes(a) for a in avals_in) + out_bytes}
+    return cost
+
+
+def movement_cost(*avals_in, **params):
+    """Cost of a primitive that only moves data: no flops, read and write once."""
+    total = sum(nbytes(a) for a in avals_in)
+    return {"flops": 0, "bytes": 2 * total}
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+
+
+def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy broadcasting of ``shapes``; ShapeError naming ``name`` if impossible."""
+    if len(shapes) == 1 or all(s == shapes[0] for s in shapes):
+        return shapes[0]
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            d = s[i - ndim + len(s)] if i >= ndim - len(s) else 1
+            if d != 1:
+                if size != 1 and d != size:
+                    raise ShapeError(
+                        f"{name} cannot broadcast shapes "
+                        f"{' and '.join(str(tuple(s)) for s in shapes)}: dimension "
+                        f"{i - ndim} has sizes {size} and {d}. Reshape or transpose one "
+                        "operand so the sizes agree or one of them is 1.")
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
+def same_dtype(name: str, *avals: ShapedArray) -> np.dtype:
+    dtype = avals[0].dtype
+    for a in avals[1:]:
+        if a.dtype != dtype:
+            raise DTypeError(
+                f"the primitive {name} needs operands of one dtype, but got "
+                f"{', '.join(a.dtype.name for a in avals)}. funcdiff.numpy promotes "
+                "automatically; at the primitive level use convert_element_type.")
+    return dtype
+
+
+# ---------------------------------------------------------------------------
+# Batching of elementwise primitives
+
+
+def _bdim_to_front(x: Any, bdim: int | None, out_ndim: int) -> Any:
+    """Move the batch axis of ``x`` to 0 and pad its rank to ``out_ndim`` + 1."""
+    from funcdiff.primitives import structural
+    if bdim is None:
+        return x
+    if bdim != 0:
+        x = structural.moveaxis(x, bdim, 0)
+    shape = get_aval(x).shape
+    missing = out_ndim + 1 - len(shape)
+    if missing > 0:
+        x = structural.reshape(x, new_sizes=(shape[0],) + (1,) * missing + shape[1:])
+    return x
+
+
+def elementwise_batch(prim: Primitive) -> Callable:
+    """Batch rule for elementwise primitives with numpy broadcasting."""
+    def rule(vals, dims, **params):
+        first = next(d for d in dims if d is not None)
+        if all(d == first for d in dims):
+            ndims = {get_aval(v).ndim for v in vals}
+            if len(ndims) == 1:  # same rank, same batch axis: apply directly
+                return bind(prim, *vals, **params), first
+        out_ndim = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
+        moved = [_bdim_to_front(v, d, out_ndim) for v, d in zip(vals, dims)]
+        return bind(prim, *moved, **params), 0
+    return rule
+
+
+def multi_output_elementwise_batch(prim: Primitive) -> Callable:
+    single = elementwise_batch(prim)
+
+    def rule(vals, dims, **params):
+        outs, d = single(vals, dims, **params)
+        return outs, [d] * len(outs)
+    return rule
+
+
+# ---------------------------------------------------------------------------
+# Card declarations
+
+
+def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, *,
+                      nondifferentiable: bool = False, float_only: bool = False,
+                      flops: int = 1, singular: bool = False) -> Primitive:
+    """Declare an elementwise unary primitive.
+
+    ``deriv(x, y)`` returns dy/dx in funcdiff operations, given the input ``x``
+    and the output ``y`` (so rules like exp's can reuse ``y``). A ``singular``
+    primitive's derivative can be infinite (sqrt at 0): its tangent is formed
+    with ``safe_mul`` so a zero tangent or cotangent stays exactly zero there.
+    """
+    prim = Primitive(name)
+    prim.impl = impl
+
+    def abstract_eval(aval: ShapedArray) -> ShapedArray:
+        if float_only and not dtypes.is_float(aval.dtype):
+            raise DTypeError(f"the primitive {name} needs a floating input, but got "
+                             f"{aval.dtype}; convert it with astype(float)")
+        return aval
+    prim.abstract_eval = abstract_eval
+    if nondifferentiable:
+        prim.nondifferentiable = True
+    elif deriv is not None:
+        from funcdiff.primitives import elementwise
+
+        scale = elementwise.safe_mul if singular else elementwise.mul
+
+        def jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            y = bind(prim, x)
+            return y, scale(t, deriv(x, y))
+        prim.jvp = jvp
+    prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
+    prim.cost = elementwise_cost(flops)
+    return prim
+
+
+def binary_elementwise(name: str, impl: Callable,
+                       partials: tuple[Callable | None, Callable | None] | None = None,
+                       *, nondifferentiable: bool = False, result_dtype: Any = None,
+                       flops: int = 1, singular: bool = False) -> Primitive:
+    """Declare an elementwise binary primitive with numpy broadcasting.
+
+    ``partials`` are ``(d_dx(x, y, out), d_dy(x, y, out))``: each returns the
+    partial derivative in funcdiff operations; the jvp is
+    ``t_x * d_dx + t_y * d_dy``, broadcast to the output shape. ``None`` marks a
+    partial that is identically zero. ``result_dtype`` fixes the output dtype
+    (bool for comparisons). ``singular`` is as for ``unary_elementwise``.
+    """
+    prim = Primitive(name)
+    prim.impl = impl
+
+    def abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+        dtype = same_dtype(name, x, y)
+        shape = broadcast_shapes(name, x.shape, y.shape)
+        return ShapedArray(shape, np.dtype(result_dtype) if result_dtype else dtype)
+    prim.abstract_eval = abstract_eval
+    if nondifferentiable:
+        prim.nondifferentiable = True
+    elif partials is not None:
+        prim.jvp = binary_jvp(prim, partials, singular)
+    prim.batch = elementwise_batch(prim)
+    prim.cost = elementwise_cost(flops)
+    return prim
+
+
+def binary_jvp(prim: Primitive, partials, singular: bool = False) -> Callable:
+    from funcdiff.primitives import elementwise, structural
+
+    def jvp(primals, tangents, **params):
+        x, y = primals
+        out = bind(prim, x, y, **params)
+        out_shape = get_aval(out).shape
+        scale = elementwise.safe_mul if singular else elementwise.mul
+        total = None
+        for t, partial in zip(tangents, partials):
+            if type(t) is Zero or partial is None:
+                continue
+            term = scale(t, partial(x, y, out))
+            if get_aval(term).shape != out_shape:
+                term = structural.broadcast_to(term, out_shape)
+            total = term if total is None else elementwise.add(total, term)
+        if total is None:
+            total = Zero(get_aval(out))
+        return out, total
+    return jvp
+
+
+def deflinear(prim: Primitive, transpose: Callable) -> None:
+    """Mark ``prim`` linear in all its array arguments with the given transpose.
+
+    The jvp applies the primitive itself to the tangents (zeros materialised).
+    """
+    prim.linear = True
+
+    def jvp(primals, tangents, **params):
+        out = bind(prim, *primals, **params)
+        tangent_out = bind(prim, *[instantiate(t) for t in tangents], **params)
+        return out, tangent_out
+    prim.jvp = jvp
+    prim.transpose = transpose

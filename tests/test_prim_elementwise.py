@@ -1,0 +1,684 @@
+"""Tests of the elementwise primitives, driven by one table.
+
+Each row of ROWS is one primitive with one setting of its params: a numpy (or,
+for special functions, scipy) reference, one input sampler per operand, the
+dtypes it accepts and the tolerance of its impl. The table drives: impl against
+the reference on 0-d, empty, plain and broadcasting shapes (float64, float32,
+integers, booleans where meaningful); abstract_eval and staging against the
+impl; derivatives to order 2 in both modes against finite differences; float32
+derivatives staying float32; vmap over each operand against a Python loop.
+Special-function accuracy, kinks, NaN-safety, casts, iota, errors and costs
+have their own tests below.
+"""
+import doctest
+import warnings
+from typing import Callable, NamedTuple
+
+import numpy as np
+import pytest
+
+import funcdiff as fd
+from funcdiff import dtypes
+from funcdiff.core import Primitive, ShapedArray, bind, get_aval
+from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
+from funcdiff.interpreters.transpose import UndefinedPrimal
+from funcdiff.ir import check_jaxpr
+from funcdiff.primitives import elementwise as E
+from funcdiff.primitives import special_math
+from funcdiff.test_util import check_grads
+
+F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
+I64, I32, B = np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.bool_)
+FLOATS, NUMERIC, ALL, INTEGRAL = (F64, F32), (F64, F32, I64, I32), (F64, F32, I64, B), (B, I64, I32)
+
+
+# --- samplers: (rng, shape, dtype) -> array -------------------------------------------
+
+
+def U(lo, hi):
+    """Uniform reals in [lo, hi]; integers in that range; random booleans."""
+    def sample(rng, shape, dtype):
+        if dtype.kind == "f":
+            return rng.uniform(lo, hi, shape).astype(dtype)
+        if dtype.kind == "b":
+            return rng.random(shape) < 0.5
+        return rng.integers(int(np.ceil(lo)), int(np.floor(hi)) + 1, shape).astype(dtype)
+    return sample
+
+
+def AWAY(lo, hi):
+    """Magnitudes in [lo, hi] with random signs: keeps clear of a kink or pole at 0."""
+    def sample(rng, shape, dtype):
+        mag = U(lo, hi)(rng, shape, dtype)
+        return (mag * rng.choice(np.array([-1, 1], dtype), shape)).astype(dtype)
+    return sample
+
+
+def TIES(rng, shape, dtype):
+    """Small integers (as any dtype), so comparisons see many ties."""
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    return rng.integers(-2, 3, shape).astype(dtype)
+
+
+def PRED(rng, shape, dtype):
+    return rng.random(shape) < 0.5
+
+
+def NONFINITE(rng, shape, dtype):
+    x = U(-3, 3)(rng, shape, dtype)
+    if dtype.kind == "f" and x.size:
+        flat = x.reshape(-1)
+        flat[rng.integers(0, 3, flat.size) == 0] = np.inf
+        flat[rng.integers(0, 4, flat.size) == 0] = -np.inf
+        flat[rng.integers(0, 5, flat.size) == 0] = np.nan
+    return x
+
+
+# --- references ----------------------------------------------------------------------
+
+
+def scipy_ref(name, *lead):
+    """A scipy.special reference, cast to the operand dtype (scipy is test-only)."""
+    def ref(x):
+        sps = pytest.importorskip("scipy.special")
+        return np.asarray(getattr(sps, name)(*lead, x)).astype(x.dtype)
+    return ref
+
+
+def div_ref(x, y):
+    if x.dtype.kind == "f":
+        return x / y
+    return np.trunc(x.astype(np.float64) / y).astype(x.dtype)
+
+
+class Row(NamedTuple):
+    prim: Primitive
+    ref: Callable
+    domain: tuple              # one sampler per operand
+    dtypes: tuple              # operand dtypes to run (select: its value operands)
+    params: dict = {}
+    rtol: float = 0.0          # impl vs reference in float64; 0 means bit-identical
+    atol: float = 0.0
+    diff: bool = True          # differentiable: run check_grads
+    name: str = ""
+
+    @property
+    def id(self):
+        return self.name or self.prim.name
+
+
+def unary(prim, ref, domain, dtypes=FLOATS, **kw):
+    return Row(prim, ref, (domain,), dtypes, **kw)
+
+
+def binary(prim, ref, dx, dy, dtypes=FLOATS, **kw):
+    return Row(prim, ref, (dx, dy), dtypes, **kw)
+
+
+ROWS = [
+    unary(E.neg_p, np.negative, U(-3, 3), NUMERIC),
+    unary(E.sign_p, np.sign, TIES, NUMERIC, diff=False),
+    unary(E.floor_p, np.floor, U(-5, 5), diff=False),
+    unary(E.ceil_p, np.ceil, U(-5, 5), diff=False),
+    unary(E.round_p, np.round, U(-5, 5), diff=False),
+    unary(E.abs_p, np.abs, AWAY(0.2, 3), NUMERIC),
+    unary(E.exp_p, np.exp, U(-3, 3)),
+    unary(E.exp2_p, np.exp2, U(-3, 3)),
+    unary(E.log_p, np.log, U(0.1, 5)),
+    unary(E.log1p_p, np.log1p, U(-0.9, 5)),
+    unary(E.expm1_p, np.expm1, U(-3, 3)),
+    unary(E.sqrt_p, np.sqrt, U(0.1, 5)),
+    unary(E.rsqrt_p, lambda x: 1 / np.sqrt(x), U(0.1, 5)),
+    unary(E.cbrt_p, np.cbrt, AWAY(0.2, 5)),
+    unary(E.sin_p, np.sin, U(-3, 3)),
+    unary(E.cos_p, np.cos, U(-3, 3)),
+    unary(E.tan_p, np.tan, U(-1.2, 1.2)),
+    unary(E.asin_p, np.arcsin, U(-0.9, 0.9)),
+    unary(E.acos_p, np.arccos, U(-0.9, 0.9)),
+    unary(E.atan_p, np.arctan, U(-3, 3)),
+    unary(E.sinh_p, np.sinh, U(-3, 3)),
+    unary(E.cosh_p, np.cosh, U(-3, 3)),
+    unary(E.tanh_p, np.tanh, U(-3, 3)),
+    unary(E.asinh_p, np.arcsinh, U(-3, 3)),
+    unary(E.acosh_p, np.arccosh, U(1.1, 5)),
+    unary(E.atanh_p, np.arctanh, U(-0.9, 0.9)),
+    unary(E.logistic_p, lambda x: 1 / (1 + np.exp(-x)), U(-5, 5), rtol=1e-15),
+    unary(E.erf_p, scipy_ref("erf"), U(-3, 3), rtol=1e-15),
+    unary(E.erfc_p, scipy_ref("erfc"), U(-3, 3), rtol=1e-15),
+    unary(E.erf_inv_p, scipy_ref("erfinv"), U(-0.95, 0.95), rtol=1e-15),
+    unary(E.lgamma_p, scipy_ref("gammaln"), U(0.1, 6), rtol=1e-14, atol=1e-15),
+    unary(E.digamma_p, scipy_ref("digamma"), U(0.2, 6), rtol=1e-14, atol=1e-15),
+    unary(E.polygamma_p, scipy_ref("polygamma", 1), U(0.2, 6), params={"order": 1},
+          rtol=1e-14, name="polygamma-1"),
+    unary(E.polygamma_p, scipy_ref("polygamma", 2), U(0.2, 6), params={"order": 2},
+          rtol=1e-14, name="polygamma-2"),
+    unary(E.is_finite_p, np.isfinite, NONFINITE, ALL, diff=False),
+    unary(E.not_p, np.invert, U(-3, 3), INTEGRAL, diff=False),
+    *[unary(E.integer_pow_p, lambda x, y=y: np.power(x, y), AWAY(0.3, 2),
+            NUMERIC if y >= 0 else FLOATS, params={"y": y}, rtol=1e-15,
+            name=f"integer_pow-{y}") for y in (0, 1, 2, 3, -2)],
+    *[unary(E.convert_element_type_p, lambda x, d=new: x.astype(d), U(-3, 3), (old,),
+            params={"new_dtype": new}, diff=old.kind == new.kind == "f",
+            name=f"convert-{old}-{new}")
+      for old, new in [(F64, F32), (F32, F64), (F64, I64), (I64, F64), (B, F64), (F64, B),
+                       (I64, I32)]],
+    binary(E.add_p, np.add, U(-3, 3), U(-3, 3), NUMERIC),
+    binary(E.sub_p, np.subtract, U(-3, 3), U(-3, 3), NUMERIC),
+    binary(E.mul_p, np.multiply, U(-3, 3), U(-3, 3), NUMERIC),
+    binary(E.safe_mul_p, np.multiply, U(-3, 3), U(-3, 3), NUMERIC),
+    binary(E.div_p, div_ref, U(-5, 5), AWAY(0.5, 3), NUMERIC),
+    binary(E.rem_p, np.fmod, U(-5, 5), AWAY(0.5, 3), NUMERIC),
+    binary(E.pow_p, np.power, U(0.2, 3), U(-2, 2)),
+    binary(E.max_p, np.maximum, U(-3, 3), U(-3, 3), ALL),
+    binary(E.min_p, np.minimum, U(-3, 3), U(-3, 3), ALL),
+    binary(E.atan2_p, np.arctan2, AWAY(0.2, 3), AWAY(0.2, 3)),
+    *[binary(p, ref, TIES, TIES, ALL, diff=False) for p, ref in [
+        (E.eq_p, np.equal), (E.ne_p, np.not_equal), (E.lt_p, np.less),
+        (E.le_p, np.less_equal), (E.gt_p, np.greater), (E.ge_p, np.greater_equal)]],
+    *[binary(p, ref, U(-8, 8), U(-8, 8), INTEGRAL, diff=False) for p, ref in [
+        (E.and_p, np.bitwise_and), (E.or_p, np.bitwise_or), (E.xor_p, np.bitwise_xor)]],
+    Row(E.select_p, np.where, (PRED, U(-3, 3), U(-3, 3)), ALL),
+]
+ids = [r.id for r in ROWS]
+
+SHAPES = {  # per arity: operand shapes, including 0-d, empty and broadcasting
+    1: [((),), ((0,),), ((4,),), ((2, 3),)],
+    2: [((), ()), ((0,), ()), ((3,), (3,)), ((2, 3), (3,)), ((), (2, 3)), ((2, 1), (1, 3))],
+    3: [((), (), ()), ((2, 3), (2, 3), (2, 3)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3)),
+        ((), (0,), ())],
+}
+GRAD_SHAPES = {1: ((3,),), 2: ((2, 3), (3,)), 3: ((2, 3), (3,), (2, 1))}
+
+
+def make_args(row, dtype, shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return tuple(d(rng, s, dtype) for d, s in zip(row.domain, shapes))
+
+
+def apply(row):
+    return lambda *args: bind(row.prim, *args, **row.params)
+
+
+def assert_matches(out, expected, rtol=0.0, atol=0.0):
+    out, expected = np.asarray(out), np.asarray(expected)
+    assert out.dtype == expected.dtype, (out.dtype, expected.dtype)
+    assert out.shape == expected.shape, (out.shape, expected.shape)
+    if rtol == 0 and atol == 0:
+        np.testing.assert_array_equal(out, expected)
+    else:
+        np.testing.assert_allclose(out, expected, rtol=rtol, atol=atol)
+
+
+def impl_tolerance(row, dtype):
+    if dtype == F32 and row.rtol:
+        return 1e-6, 1e-6  # a few float32 ulps; scipy also computes in float32
+    return row.rtol, row.atol
+
+
+# --- impl, abstract_eval, staging ------------------------------------------------------
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ids)
+def test_impl_matches_reference(row):
+    for dtype in row.dtypes:
+        for shapes in SHAPES[len(row.domain)]:
+            args = make_args(row, dtype, shapes)
+            out = apply(row)(*args)
+            rtol, atol = impl_tolerance(row, dtype)
+            assert_matches(out, row.ref(*args), rtol, atol)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ids)
+def test_abstract_eval_and_staging_match_impl(row):
+    for dtype in row.dtypes:
+        for shapes in SHAPES[len(row.domain)][::2]:
+            args = make_args(row, dtype, shapes)
+            out = apply(row)(*args)
+            aval = row.prim.abstract_eval(*[get_aval(a) for a in args], **row.params)
+            assert aval == get_aval(out), (dtype, shapes)
+            closed = fd.make_jaxpr(apply(row))(*args)
+            check_jaxpr(closed.jaxpr)
+            (eqn,) = closed.eqns
+            hash(tuple(eqn.params.items()))  # params are hashable
+            (staged,) = closed(*args)
+            assert_matches(staged, out)
+
+
+# --- derivatives --------------------------------------------------------------------
+
+
+def with_floats(row, args):
+    """``row``'s operation as a function of its floating operands only, the others
+    (select's predicate) closed over; and those floating operands."""
+    floats = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
+
+    def f(*float_args):
+        full = list(args)
+        for i, a in zip(floats, float_args):
+            full[i] = a
+        return apply(row)(*full)
+    return f, tuple(args[i] for i in floats)
+
+
+DIFF_ROWS = [r for r in ROWS if r.diff]
+
+
+@pytest.mark.parametrize("row", DIFF_ROWS, ids=[r.id for r in DIFF_ROWS])
+def test_grads_order2_both_modes(row):
+    dtype, tol = F64, {}
+    if row.prim is E.convert_element_type_p:  # float <-> float: float32 rounding in play
+        dtype, tol = row.dtypes[0], dict(eps=1e-2, atol=1e-4, rtol=1e-4)
+    f, floats = with_floats(row, make_args(row, dtype, GRAD_SHAPES[len(row.domain)], seed=1))
+    check_grads(f, floats, order=2, modes=("fwd", "rev"), **tol)
+
+
+F32_ROWS = [r for r in DIFF_ROWS if F32 in r.dtypes and r.prim is not E.convert_element_type_p]
+
+
+@pytest.mark.parametrize("row", F32_ROWS, ids=[r.id for r in F32_ROWS])
+def test_float32_derivatives_stay_float32(row):
+    f, floats = with_floats(row, make_args(row, F32, GRAD_SHAPES[len(row.domain)], seed=2))
+    out, t_out = fd.jvp(f, floats, tuple(np.ones_like(a) for a in floats))
+    assert np.asarray(out).dtype == np.asarray(t_out).dtype == F32
+    out, pullback = fd.vjp(f, *floats)
+    for a, ct in zip(floats, pullback(np.ones_like(out))):
+        assert np.asarray(ct).dtype == F32 and np.shape(ct) == a.shape
+
+
+NONDIFF_ROWS = [r for r in ROWS if not r.diff and any(d.kind == "f" for d in r.dtypes)]
+
+
+@pytest.mark.parametrize("row", NONDIFF_ROWS, ids=[r.id for r in NONDIFF_ROWS])
+def test_nondifferentiable_rows_have_zero_tangents(row):
+    dtype = next(d for d in row.dtypes if d.kind == "f")
+    f, floats = with_floats(row, make_args(row, dtype, GRAD_SHAPES[len(row.domain)], seed=3))
+    out, t_out = fd.jvp(f, floats, tuple(np.ones_like(a) for a in floats))
+    if np.asarray(out).dtype.kind == "f":
+        assert t_out.shape == np.shape(out) and not np.any(t_out)
+    else:
+        assert np.asarray(t_out).dtype == dtypes.float0
+
+
+# --- vmap ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ids)
+def test_vmap_matches_loop(row):
+    n = len(row.domain)
+    dtype = row.dtypes[0]
+    shapes = GRAD_SHAPES[n]
+    rng = np.random.default_rng(4)
+    batch = 3
+    stacked = [np.stack([d(rng, s, dtype) for _ in range(batch)])
+               for d, s in zip(row.domain, shapes)]
+    singles = make_args(row, dtype, shapes, seed=5)
+    f = apply(row)
+    for batched in [(i,) for i in range(n)] + [tuple(range(n))]:
+        for axis in (0, -1):
+            args = [np.moveaxis(stacked[i], 0, axis) if i in batched else singles[i]
+                    for i in range(n)]
+            in_axes = tuple(axis if i in batched else None for i in range(n))
+            out = fd.vmap(f, in_axes=in_axes)(*args)
+            loop = np.stack([f(*[stacked[i][k] if i in batched else singles[i]
+                                 for i in range(n)]) for k in range(batch)])
+            assert_matches(out, loop)
+
+
+# --- semantics of particular primitives ------------------------------------------------
+
+
+def test_kinks_follow_jax():
+    assert fd.grad(E.abs)(0.0) == 0.0
+    assert fd.grad(E.max, argnums=(0, 1))(1.0, 1.0) == (0.5, 0.5)
+    assert fd.grad(E.min, argnums=(0, 1))(2.0, 2.0) == (0.5, 0.5)
+    assert fd.grad(E.max, argnums=(0, 1))(3.0, 1.0) == (1.0, 0.0)
+    assert fd.grad(E.min, argnums=(0, 1))(3.0, 1.0) == (0.0, 1.0)
+    assert fd.grad(lambda x: E.max(x, 0.0))(0.0) == 0.5  # relu
+    with np.errstate(divide="ignore"):
+        assert fd.grad(E.sqrt)(0.0) == np.inf
+
+
+def test_pow_derivatives_at_zero_base_are_finite():
+    x, y = np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 0.5])
+    dx, dy = _pow_grads(x, y)
+    np.testing.assert_array_equal(dy[:2], [0.0, 0.0])
+    np.testing.assert_allclose(dy[2], np.log(2.0) * 2.0 ** 0.5)
+    np.testing.assert_array_equal(dx[:2], [0.0, 0.0])  # y == 0: 0, not 0 * inf
+    for tangents in [(np.zeros(3), np.ones(3)), (np.ones(3), np.zeros(3))]:
+        out, t = fd.jvp(E.pow, (x, y), tangents)
+        assert np.all(np.isfinite(t)), tangents
+    check_grads(E.pow, (np.array([0.5, 2.0]), np.array([0.0, 3.0])), order=2)
+
+
+def _pow_grads(x, y):
+    out, pullback = fd.vjp(E.pow, x, y)
+    return pullback(np.ones_like(out))
+
+
+def test_select_transpose_gives_exact_zeros_to_the_unselected_side():
+    pred = np.array([True, False, False])
+    ct = np.array([1.0, np.inf, np.nan])
+    aval = get_aval(np.zeros(3))
+    _, ct_true, ct_false = E.select_p.transpose(ct, pred, UndefinedPrimal(aval),
+                                               UndefinedPrimal(aval))
+    np.testing.assert_array_equal(ct_true, [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(ct_false, [0.0, np.inf, np.nan])
+    # broadcast operands receive summed cotangents
+    _, ct_scalar, _ = E.select_p.transpose(np.ones((2, 3)), np.array([True, False, True]),
+                                           UndefinedPrimal(get_aval(0.0)), np.zeros(3))
+    assert ct_scalar == 4.0
+
+
+def test_where_guards_sqrt_at_zero():
+    def guarded(x):  # where(x > 0, sqrt(x), 0)
+        return E.select(E.gt(x, 0.0), E.sqrt(x), 0.0)
+
+    def double_where(x):  # the NaN-free idiom in reverse mode too
+        safe = E.select(E.gt(x, 0.0), x, 1.0)
+        return E.select(E.gt(x, 0.0), E.sqrt(safe), 0.0)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert fd.jvp(guarded, (0.0,), (1.0,))[1] == 0.0
+        assert fd.grad(guarded)(4.0) == 0.25
+    assert fd.grad(double_where)(0.0) == 0.0
+    assert fd.grad(fd.grad(double_where))(0.0) == 0.0
+    assert fd.grad(double_where)(4.0) == 0.25
+
+
+def test_select_with_symbolic_zero_tangent_broadcasts():
+    f = lambda x, y: E.select(np.array([True, False, True]), x, y)
+    out, t = fd.jvp(f, (1.0, np.arange(3.0)), (2.0, np.zeros(3)))
+    np.testing.assert_array_equal(t, [2.0, 0.0, 2.0])
+    g = lambda y: E.select(np.array([True, False]), 5.0, y)
+    out, t = fd.jvp(g, (np.array([1.0, 2.0]),), (np.array([3.0, 4.0]),))
+    np.testing.assert_array_equal(t, [0.0, 4.0])
+
+
+def test_integer_semantics():
+    x, y = np.array([-7, 7, -7, 7, 6]), np.array([2, 2, -2, -2, 3])
+    np.testing.assert_array_equal(E.div(x, y), [-3, 3, 3, -3, 2])  # toward zero
+    np.testing.assert_array_equal(E.rem(x, y), [-1, 1, -1, 1, 0])  # sign of x
+    np.testing.assert_array_equal(E.rem(np.array([-7.5, 7.5]), 2.0), [-1.5, 1.5])
+    np.testing.assert_array_equal(E.round(np.array([0.5, 1.5, 2.5, -0.5, -2.5])),
+                                  [0.0, 2.0, 2.0, -0.0, -2.0])
+    np.testing.assert_array_equal(E.not_(np.array([True, False])), [False, True])
+    np.testing.assert_array_equal(E.not_(np.array([0, 5])), [-1, -6])
+    np.testing.assert_array_equal(E.is_finite(np.array([1, 2])), [True, True])
+    assert E.integer_pow(np.int64(3), y=3) == 27
+
+
+def test_rem_gradient_matches_numpy_floor_mod_identity():
+    check_grads(E.rem, (np.array([5.3, -5.3, 2.2]), np.array([2.0, 2.0, -0.7])), order=2)
+    _, pullback = fd.vjp(E.rem, 5.3, 2.0)
+    np.testing.assert_allclose(pullback(1.0), (1.0, -2.0))
+
+
+def test_logistic_is_stable_at_the_extremes():
+    x = np.array([-1000.0, -40.0, 0.0, 40.0, 1000.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = E.logistic(x)
+        g = fd.vjp(E.logistic, x)[1](np.ones(5))[0]
+    np.testing.assert_allclose(y, [0.0, np.exp(-40.0) / (1 + np.exp(-40.0)), 0.5, 1.0, 1.0],
+                               rtol=1e-15)
+    assert y[1] > 0
+    np.testing.assert_allclose(g, y * (1 - y), rtol=1e-15)
+    assert E.logistic(np.float32(-100.0)).dtype == F32
+
+
+def test_convert_element_type_derivatives():
+    x = np.array([1.5, -2.5])
+    out, t = fd.jvp(lambda x: E.convert_element_type(x, np.float32), (x,), (np.ones(2),))
+    assert t.dtype == F32 and np.all(t == 1)
+    out, t = fd.jvp(lambda x: E.convert_element_type(x, np.int64), (x,), (np.ones(2),))
+    np.testing.assert_array_equal(out, [1, -2])
+    assert t.dtype == dtypes.float0
+    # int -> float carries no tangent, and round trips through ints have zero gradient
+    f = lambda x: E.convert_element_type(E.convert_element_type(x, np.int64), np.float64)
+    np.testing.assert_array_equal(fd.grad(lambda x: E.mul(f(x), x))(2.7), 2.0)
+    # float64 -> float32 transposes back to float64
+    ct = fd.vjp(lambda x: E.convert_element_type(x, np.float32), x)[1](np.ones(2, F32))[0]
+    assert ct.dtype == F64
+    f_t = fd.linear_transpose(lambda x: E.convert_element_type(x, np.float32), x)
+    assert f_t(np.array([2.0, 3.0], F32))[0].dtype == F64
+    assert E.convert_element_type(x, np.float64) is x
+    (eqn,) = fd.make_jaxpr(lambda x: E.convert_element_type(x, "float32"))(x).eqns
+    assert eqn.params["new_dtype"] == F32 and isinstance(eqn.params["new_dtype"], np.dtype)
+
+
+def test_div_is_linear_in_its_numerator():
+    f_t = fd.linear_transpose(lambda x: E.div(x, 4.0), 1.0)
+    assert f_t(2.0) == (0.5,)
+    f_t = fd.linear_transpose(lambda x: E.div(x, np.array([1.0, 2.0])), np.zeros((3, 2)))
+    np.testing.assert_array_equal(f_t(np.ones((3, 2)))[0], np.tile([1.0, 0.5], (3, 1)))
+
+
+def test_iota():
+    np.testing.assert_array_equal(E.iota(np.int32, (2, 3), 0), [[0, 0, 0], [1, 1, 1]])
+    assert E.iota(np.float32, (4,)).dtype == F32
+    closed = fd.make_jaxpr(lambda: E.iota(np.int64, (2, 2), 1))()
+    check_jaxpr(closed.jaxpr)
+    np.testing.assert_array_equal(closed()[0], [[0, 1], [0, 1]])
+    out = fd.vmap(lambda x: E.add(x, E.iota(np.float64, (3,))))(np.ones((2, 3)))
+    np.testing.assert_array_equal(out, [[1, 2, 3], [1, 2, 3]])
+    assert E.iota_p.batch([], [], dtype=I64, shape=(2,), dimension=0)[1] is None
+    assert E.iota_p.abstract_eval(dtype=I64, shape=(2, 5), dimension=1) == ShapedArray((2, 5), I64)
+
+
+def test_higher_order_special_function_chain():
+    # lgamma' = digamma, digamma' = polygamma(1), polygamma(n)' = polygamma(n + 1)
+    sps = pytest.importorskip("scipy.special")
+    x = 2.7
+    g = E.lgamma
+    for n in range(4):
+        g = fd.grad(g)
+        want = sps.digamma(x) if n == 0 else sps.polygamma(n, x)
+        np.testing.assert_allclose(g(x), want, rtol=1e-13)
+    np.testing.assert_allclose(fd.grad(E.erf_inv)(0.3), np.sqrt(np.pi) / 2
+                               * np.exp(sps.erfinv(0.3) ** 2), rtol=1e-14)
+
+
+def test_perturbations_are_not_confused():
+    # grad(x * grad(x + y)) with ops of this module: the inner derivative is 1
+    f = lambda x: E.mul(x, fd.grad(lambda y: E.sin(E.add(x, y)))(0.0))
+    np.testing.assert_allclose(fd.grad(f)(1.0), np.cos(1.0) - np.sin(1.0), rtol=1e-14)
+
+
+# --- special functions against scipy ---------------------------------------------------
+
+
+def _rel_err(got, want, floor=1e-300):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    inf = np.isinf(want)
+    np.testing.assert_array_equal(got[inf], want[inf])
+    ok = np.isfinite(want) & (np.abs(want) > floor)
+    return np.max(np.abs(got[ok] - want[ok]) / np.abs(want[ok]), initial=0.0)
+
+
+@pytest.fixture(scope="module")
+def sps():
+    return pytest.importorskip("scipy.special")
+
+
+def test_erf_and_erfc_match_scipy(sps):
+    rng = np.random.default_rng(6)
+    x = np.concatenate([rng.uniform(-1, 1, 2000), rng.uniform(-7, 7, 2000),
+                        rng.uniform(-27, 27, 500), np.logspace(-300, 1.4, 500),
+                        -np.logspace(-300, 1.4, 500),
+                        [0.0, -0.0, 0.46875, -0.46875, 4.0, -4.0, np.inf, -np.inf, np.nan]])
+    assert _rel_err(special_math.erf(x), sps.erf(x)) < 2e-15
+    assert _rel_err(special_math.erfc(x), sps.erfc(x)) < 1e-13  # scipy's own tail error
+    tail = np.array([5.0, 10.0, 20.0, 26.5, -3.0])
+    exact = [1.537459794428035e-12, 2.088487583762545e-45, 5.395865611607901e-176,
+             2.2109076642637343e-307, 1.9999779095030015]  # mpmath, 40 digits
+    np.testing.assert_allclose(special_math.erfc(tail), exact, rtol=1e-15)
+    assert special_math.erfc(np.array(30.0)) == 0.0 and special_math.erfc(-30.0) == 2.0
+
+
+def test_erf_inv_matches_scipy(sps):
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(-1, 1, 2000), 1 - np.logspace(-16, -0.3, 1000),
+                        -1 + np.logspace(-16, -0.3, 1000), np.logspace(-300, -1, 200),
+                        [0.0, 1.0, -1.0, 1.5, -2.0, np.nan, 1 - 2.0 ** -53]])
+    assert _rel_err(special_math.erf_inv(x), sps.erfinv(x)) < 4e-15
+    some = np.array([1e-10, 0.5, 0.9, 0.999999, -0.999999999999])
+    exact = [8.862269254527581e-11, 0.4769362762044699, 1.1630871536766743,
+             3.458910737275499, -5.042031898572696]  # mpmath, 40 digits
+    np.testing.assert_allclose(special_math.erf_inv(some), exact, rtol=1e-15)
+    inner = x[np.abs(x) < 0.9]
+    assert _rel_err(special_math.erf(special_math.erf_inv(inner)), inner) < 4e-16 * 8
+
+
+def test_lgamma_matches_scipy(sps):
+    rng = np.random.default_rng(8)
+    x = np.concatenate([rng.uniform(0, 10, 2000), np.logspace(-300, 300, 500),
+                        [0.5, 1.5, 2.5, 7.5, 1.0, 2.0, 0.0, -0.0, np.inf, np.nan]])
+    assert _rel_err(special_math.lgamma(x), sps.gammaln(x)) < 5e-13  # scipy loses digits at 1, 2
+    near_roots = np.array([1 - 1e-7, 1 + 1e-9, 2 - 1e-5, 2 + 1e-8])
+    exact = np.array([5.772157468444193e-08, -5.772157118381039e-10,
+                      -4.227811104241674e-06, 4.227843357536779e-09])  # mpmath, 40 digits
+    np.testing.assert_allclose(special_math.lgamma(near_roots), exact, rtol=1e-14)
+    neg = np.concatenate([rng.uniform(-10, 0, 2000), -np.logspace(-5, 5, 200)])
+    np.testing.assert_allclose(special_math.lgamma(neg), sps.gammaln(neg), rtol=1e-13, atol=1e-13)
+    assert np.all(np.isinf(special_math.lgamma(np.array([-1.0, -2.0, -1e20]))))
+
+
+def test_digamma_matches_scipy(sps):
+    rng = np.random.default_rng(9)
+    x = np.concatenate([rng.uniform(0, 10, 2000), np.logspace(-300, 300, 500),
+                        [1.0, 1.4616321449683623, 0.0, -0.0, np.inf, np.nan]])
+    assert _rel_err(special_math.digamma(x), sps.digamma(x)) < 5e-15
+    neg = np.concatenate([rng.uniform(-10, 0, 2000), [-1.0, -2.0, -np.inf]])
+    np.testing.assert_allclose(special_math.digamma(neg), sps.digamma(neg), rtol=1e-11, atol=1e-13)
+    near = np.array([1.4616321449683623, 1.46163214, 1.5, -2.999889621144874])
+    exact = [-9.241265521729427e-17, -4.807746276832806e-09, 0.03648997397857652,
+             -9058.44976741675]  # mpmath, 40 digits: relative accuracy at the root
+    np.testing.assert_allclose(special_math.digamma(near), exact, rtol=2e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_polygamma_matches_scipy(sps, n):
+    rng = np.random.default_rng(10 + n)
+    x = np.concatenate([rng.uniform(0, 12, 1000), np.logspace(-100, 100, 300),
+                        [1.0, 0.0, np.inf, np.nan]])
+    with np.errstate(over="ignore"):  # scipy overflows to inf at tiny x, as we do
+        want = sps.polygamma(n, x)
+    assert _rel_err(special_math.polygamma(n, x), want) < 4e-15
+    neg = np.concatenate([rng.uniform(-10, 0, 500), rng.uniform(-60, -20, 500)])
+    with np.errstate(over="ignore"):  # scipy's n! * zeta overflows near poles
+        want = sps.polygamma(n, neg)
+    np.testing.assert_allclose(special_math.polygamma(n, neg), want, rtol=1e-11)
+    with np.errstate(over="ignore"):
+        want = sps.polygamma(n, np.array([-1.0, -3.0]))
+    assert _rel_err(special_math.polygamma(n, np.array([-1.0, -3.0])), want) == 0.0
+
+
+def test_special_functions_keep_float32():
+    x32 = np.linspace(0.1, 0.9, 5, dtype=F32)
+    for f in (special_math.erf, special_math.erfc, special_math.erf_inv, special_math.lgamma,
+              special_math.digamma, lambda x: special_math.polygamma(2, x)):
+        out = f(x32)
+        assert out.dtype == F32
+        np.testing.assert_allclose(out, f(x32.astype(F64)), rtol=1e-6)
+    assert special_math.erf(np.arange(3)).dtype == F64
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        special_math.lgamma(np.array([0.0, -1.0, np.inf, np.nan]))
+        special_math.erf_inv(np.array([1.0, 2.0, -1.0]))
+
+
+# --- errors -------------------------------------------------------------------------
+
+f3, f4, f32_3, i3 = np.zeros(3), np.zeros(4), np.zeros(3, F32), np.arange(3)
+BINARY_PRIMS = [r.prim for r in ROWS if len(r.domain) == 2]
+ERRORS = [
+    ("sin-int", E.sin, (i3,), DTypeError, ["sin", "i64[3]", "convert_element_type"]),
+    ("erf-int", E.erf, (i3,), DTypeError, ["erf", "floating"]),
+    ("pow-int", E.pow, (i3, i3), DTypeError, ["pow"]),
+    ("neg-bool", E.neg, (np.array([True]),), DTypeError, ["neg", "bool"]),
+    ("and-float", E.and_, (f3, f3), DTypeError, ["and", "f64[3]"]),
+    ("select-pred", E.select, (f3, f3, f3), DTypeError, ["select", "boolean predicate"]),
+    ("select-dtypes", E.select, (np.ones(3, bool), f3, f32_3), DTypeError, ["select", "float32"]),
+    ("select-shapes", E.select, (np.ones(4, bool), f3, f3), ShapeError, ["select", "(4,)", "(3,)"]),
+    ("integer_pow-float-y", lambda x: E.integer_pow(x, y=2.0), (f3,), InvalidArgumentError,
+     ["integer_pow", "2.0"]),
+    ("integer_pow-neg-int", lambda x: E.integer_pow(x, y=-1), (i3,), InvalidArgumentError,
+     ["integer_pow", "negative"]),
+    ("polygamma-order", lambda x: E.polygamma(x, order=-1), (f3,), InvalidArgumentError,
+     ["polygamma", "-1"]),
+    ("convert-complex", lambda x: E.convert_element_type(x, np.complex128), (f3,), DTypeError,
+     ["complex128"]),
+]
+
+
+@pytest.mark.parametrize("name,f,args,exc,words", ERRORS, ids=[e[0] for e in ERRORS])
+def test_bad_input_raises_funcdiff_error(name, f, args, exc, words):
+    with pytest.raises(exc) as info:
+        fd.make_jaxpr(f)(*args)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+@pytest.mark.parametrize("prim", BINARY_PRIMS, ids=[p.name for p in BINARY_PRIMS])
+def test_binary_errors_name_both_operands(prim):
+    kind = next(r for r in ROWS if r.prim is prim).dtypes[0]
+    x, y = np.zeros(3, kind), np.zeros(4, kind)
+    with pytest.raises(ShapeError) as info:
+        prim.abstract_eval(get_aval(x), get_aval(y))
+    assert all(s in str(info.value) for s in (prim.name, "(3,)", "(4,)"))
+    with pytest.raises(ShapeError):
+        fd.make_jaxpr(lambda x, y: bind(prim, x, y))(x, y)
+    other = {F64: F32, F32: F64, I64: I32, I32: I64, B: I64}[kind]
+    with pytest.raises(DTypeError) as info:
+        prim.abstract_eval(get_aval(x), get_aval(x.astype(other)))
+    assert prim.name in str(info.value) and other.name in str(info.value)
+
+
+def test_iota_errors():
+    with pytest.raises(ShapeError, match="dimension=2"):
+        E.iota(np.int64, (2, 3), 2)
+    with pytest.raises(DTypeError, match="iota"):
+        fd.make_jaxpr(lambda: E.iota(np.bool_, (2,)))()
+
+
+# --- coverage, costs, docs ----------------------------------------------------------------
+
+MODULE_PRIMS = [v for v in vars(E).values() if isinstance(v, Primitive)]
+
+
+def test_every_primitive_has_a_row_and_every_slot():
+    assert {r.prim for r in ROWS} | {E.iota_p} == set(MODULE_PRIMS)
+    assert len(MODULE_PRIMS) == 58
+    for p in MODULE_PRIMS:
+        for slot in ("impl", "abstract_eval", "batch", "cost"):
+            assert getattr(p, slot) is not None, (p, slot)
+        assert (p.jvp is not None) != p.nondifferentiable, p
+        if p.linear:
+            assert p.transpose is not None, p
+        elif p.transpose is not None:
+            assert p.name in ("mul", "safe_mul", "div"), p  # linear in one operand at a time
+
+
+def test_every_operation_is_documented_and_named():
+    for name, v in vars(E).items():
+        if isinstance(v, Primitive):
+            op = getattr(E, name[:-2], None) or getattr(E, name[:-2] + "_")
+            assert callable(op) and op.__doc__, name
+
+
+def test_costs():
+    for row in ROWS:
+        avals = [get_aval(a) for a in make_args(row, row.dtypes[0], SHAPES[len(row.domain)][-1])]
+        c = row.prim.cost(*avals, **row.params)
+        assert set(c) == {"flops", "bytes"} and all(type(v) is int and v >= 0 for v in c.values())
+    f64 = get_aval(np.zeros((10, 10)))
+    assert E.exp_p.cost(f64) == {"flops": 1000, "bytes": 1600}
+    assert E.add_p.cost(f64, get_aval(np.zeros(10))) == {"flops": 100, "bytes": 800 + 80 + 800}
+    assert E.iota_p.cost(dtype=I32, shape=(5, 2), dimension=0) == {"flops": 0, "bytes": 40}
+
+
+def test_docstring_examples():
+    result = doctest.testmod(E, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
