@@ -54,3 +54,7 @@ class BatchingError(FunctionalDiffError, ValueError):
 
 class JaxprTypeError(FunctionalDiffError, TypeError):
     """A jaxpr failed the type checker."""
+
+
+class IndexOutOfBoundsError(FunctionalDiffError, IndexError):
+    """An index lies outside the axis it indexes."""
