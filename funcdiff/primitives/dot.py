@@ -1,0 +1,227 @@
+"""Contraction: the ``dot_general`` primitive and the ``dot`` operation.
+
+``dot_general`` contracts chosen axes of two arrays and keeps chosen batch
+axes aligned, with JAX's output layout: batch axes, then the free axes of the
+left operand, then those of the right one (each in their original order).
+It is bilinear: its jvp is ``dot(tx, y) + dot(x, ty)``, its transpose for one
+operand is another ``dot_general`` with the cotangent (plus an axis
+permutation when the layout needs one), and batching folds the vmapped axis
+into the batch or free axes, so every rule stays one BLAS call. The impl
+routes every case to BLAS: ``np.dot`` for matrix and vector products (a
+transposed operand is a view BLAS accepts), ``np.tensordot`` for other
+contractions without batch axes, one stacked ``np.matmul`` with batch axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
+from funcdiff.errors import AxisError, ShapeError
+from funcdiff.primitives.cards import nbytes, same_dtype
+from funcdiff.primitives.structural import _checked_impl, transpose
+
+
+def _free_axes(ndim: int, contracting: tuple, batch: tuple) -> list[int]:
+    return [i for i in range(ndim) if i not in contracting and i not in batch]
+
+
+def _prod(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+# --- dot_general ------------------------------------------------------------------
+
+dot_general_p = Primitive("dot_general")
+
+
+def _dot_general_impl(x, y, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    x, y = np.asarray(x), np.asarray(y)
+    if len(lc) != len(rc) or len(lb) != len(rb) or any(
+            i < 0 or j < 0 or x.shape[i] != y.shape[j] for i, j in zip(lc + lb, rc + rb)):
+        raise ValueError("mismatched axes")  # numpy may broadcast or reshape silently
+    if not lb:
+        if x.ndim <= 2 and y.ndim <= 2 and len(lc) == 1:
+            # Matrix and vector products; a transposed operand is a view BLAS accepts.
+            if lc == (x.ndim - 1,) and rc == (0,):
+                return np.dot(x, y)
+            if x.ndim == 2 and y.ndim == 2:
+                return np.dot(x if lc == (1,) else x.T, y if rc == (0,) else y.T)
+        return np.tensordot(x, y, axes=(lc, rc))
+    # Batch axes: one stacked matmul of (batch, free_x, contract) @ (batch, contract, free_y).
+    x_free, y_free = _free_axes(x.ndim, lc, lb), _free_axes(y.ndim, rc, rb)
+    batch_shape = tuple(x.shape[i] for i in lb)
+    x_free_shape = tuple(x.shape[i] for i in x_free)
+    y_free_shape = tuple(y.shape[i] for i in y_free)
+    k = _prod([x.shape[i] for i in lc])
+    xt = x.transpose(lb + tuple(x_free) + lc).reshape(_prod(batch_shape), _prod(x_free_shape), k)
+    yt = y.transpose(rb + rc + tuple(y_free)).reshape(_prod(batch_shape), k, _prod(y_free_shape))
+    return np.matmul(xt, yt).reshape(batch_shape + x_free_shape + y_free_shape)
+
+
+def _dot_general_abstract_eval(x, y, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dtype = same_dtype("dot_general", x, y)
+    where = (f"dot_general of {x.str_short()} and {y.str_short()} with "
+             f"dimension_numbers={dimension_numbers}")
+    for axes, a, side in ((lc + lb, x, "left"), (rc + rb, y, "right")):
+        if any(not 0 <= i < a.ndim for i in axes) or len(set(axes)) != len(axes):
+            raise AxisError(f"{where}: the {side} operand's contracting and batch axes "
+                            f"must be distinct axes in [0, {a.ndim})")
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise ShapeError(f"{where}: both operands need the same number of contracting "
+                         "axes and of batch axes")
+    for kind, left, right in (("contracting", lc, rc), ("batch", lb, rb)):
+        for i, j in zip(left, right):
+            if x.shape[i] != y.shape[j]:
+                raise ShapeError(
+                    f"{where}: {kind} axis {i} of the left operand has size {x.shape[i]} "
+                    f"but axis {j} of the right operand has size {y.shape[j]}. Transpose "
+                    "an operand or fix dimension_numbers so the paired axes agree.")
+    shape = (tuple(x.shape[i] for i in lb)
+             + tuple(x.shape[i] for i in _free_axes(x.ndim, lc, lb))
+             + tuple(y.shape[i] for i in _free_axes(y.ndim, rc, rb)))
+    return ShapedArray(shape, dtype)
+
+
+def _dot_general_jvp(primals, tangents, *, dimension_numbers):
+    from funcdiff.primitives.elementwise import add
+    (x, y), (tx, ty) = primals, tangents
+    out = dot_general(x, y, dimension_numbers=dimension_numbers)
+    terms = []
+    if type(tx) is not Zero:
+        terms.append(dot_general(tx, y, dimension_numbers=dimension_numbers))
+    if type(ty) is not Zero:
+        terms.append(dot_general(x, ty, dimension_numbers=dimension_numbers))
+    if not terms:
+        return out, Zero(get_aval(out))
+    return out, terms[0] if len(terms) == 1 else add(*terms)
+
+
+def _transpose_to(result, positions):
+    """``result`` with its axes reordered; ``positions[i]`` is where axis i belongs."""
+    permutation = tuple(int(i) for i in np.argsort(positions))
+    if permutation == tuple(range(len(positions))):
+        return result
+    return transpose(result, permutation=permutation)
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers):
+    # ct has the layout (batch, x's free axes, y's free axes). Contracting it with
+    # the known operand over that operand's free axes leaves the other operand's
+    # axes grouped as (batch, ..., contracting in the known operand's order); the
+    # operand order below makes plain matmuls come out in place, with no transpose.
+    from funcdiff.interpreters.transpose import is_undefined
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(x) == is_undefined(y):
+        raise ValueError("dot_general is transposed with respect to exactly one operand")
+    nbatch, batch = len(lb), tuple(range(len(lb)))
+    if is_undefined(x):
+        x_free = _free_axes(len(x.aval.shape), lc, lb)
+        y_free = tuple(_free_axes(get_aval(y).ndim, rc, rb))
+        ct_y_free = tuple(range(nbatch + len(x_free), nbatch + len(x_free) + len(y_free)))
+        result = dot_general(ct, y, dimension_numbers=((ct_y_free, y_free), (batch, rb)))
+        # result: (batch, x's free axes, y's contracting axes in increasing order)
+        positions = list(lb) + x_free + [lc[rc.index(a)] for a in sorted(rc)]
+        return [_transpose_to(result, positions), None]
+    x_free = tuple(_free_axes(get_aval(x).ndim, lc, lb))
+    y_free = _free_axes(len(y.aval.shape), rc, rb)
+    ct_x_free = tuple(range(nbatch, nbatch + len(x_free)))
+    result = dot_general(x, ct, dimension_numbers=((x_free, ct_x_free), (lb, batch)))
+    # result: (batch, x's contracting axes in increasing order, y's free axes)
+    positions = list(rb) + [rc[lc.index(a)] for a in sorted(lc)] + y_free
+    return [None, _transpose_to(result, positions)]
+
+
+def _shift(axes: tuple, bdim: int) -> tuple:
+    """Axes of the unbatched operand, renumbered for the operand with ``bdim`` inserted."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def _dot_general_batch(vals, dims, *, dimension_numbers):
+    (x, y), (dx, dy) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if dx is not None and dy is not None:  # a new leading batch axis of the contraction
+        numbers = ((_shift(lc, dx), _shift(rc, dy)),
+                   ((dx,) + _shift(lb, dx), (dy,) + _shift(rb, dy)))
+        return dot_general(x, y, dimension_numbers=numbers), 0
+    if dx is not None:  # a free axis of x: it lands among x's free output axes
+        lc, lb = _shift(lc, dx), _shift(lb, dx)
+        out_dim = len(lb) + sum(1 for a in _free_axes(get_aval(x).ndim, lc, lb) if a < dx)
+        return dot_general(x, y, dimension_numbers=((lc, rc), (lb, rb))), out_dim
+    rc, rb = _shift(rc, dy), _shift(rb, dy)
+    n_x_free = len(_free_axes(get_aval(x).ndim, lc, lb))
+    out_dim = len(lb) + n_x_free + sum(1 for a in _free_axes(get_aval(y).ndim, rc, rb) if a < dy)
+    return dot_general(x, y, dimension_numbers=((lc, rc), (lb, rb))), out_dim
+
+
+def _dot_general_cost(x, y, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    out = _dot_general_abstract_eval(x, y, dimension_numbers=dimension_numbers)
+    flops = (2 * _prod([x.shape[i] for i in lb])
+             * _prod([x.shape[i] for i in _free_axes(x.ndim, lc, lb)])
+             * _prod([y.shape[i] for i in _free_axes(y.ndim, rc, rb)])
+             * _prod([x.shape[i] for i in lc]))
+    return {"flops": flops, "bytes": nbytes(x) + nbytes(y) + nbytes(out)}
+
+
+dot_general_p.impl = _checked_impl(dot_general_p, _dot_general_impl)
+dot_general_p.abstract_eval = _dot_general_abstract_eval
+dot_general_p.jvp = _dot_general_jvp
+dot_general_p.transpose = _dot_general_transpose
+dot_general_p.batch = _dot_general_batch
+dot_general_p.cost = _dot_general_cost
+
+
+def _canonical_dimension_numbers(dimension_numbers):
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+        return tuple(tuple(tuple(int(a) for a in axes) for axes in pair)
+                     for pair in ((lc, rc), (lb, rb)))
+    except (TypeError, ValueError):
+        raise ShapeError(
+            "dot_general needs dimension_numbers=((lhs_contracting, rhs_contracting), "
+            f"(lhs_batch, rhs_batch)) with tuples of axes, but got {dimension_numbers!r}"
+        ) from None
+
+
+def dot_general(x, y, *, dimension_numbers):
+    """General tensor contraction with batch axes, like ``lax.dot_general``.
+
+    Args:
+      x, y: arrays of one dtype.
+      dimension_numbers: ``((lhs_contracting, rhs_contracting), (lhs_batch,
+        rhs_batch))``, tuples of non-negative axes paired position by position.
+
+    Returns:
+      An array with the batch axes first, then x's free axes, then y's free
+      axes (each in their original order).
+
+    Raises:
+      ShapeError: paired axes differ in size or the tuples differ in length.
+      AxisError: an axis is out of range or repeated. DTypeError: dtypes differ.
+
+    >>> x, y = np.ones((5, 2, 3)), np.ones((5, 3, 4))
+    >>> dot_general(x, y, dimension_numbers=(((2,), (1,)), ((0,), (0,)))).shape
+    (5, 2, 4)
+    """
+    return bind(dot_general_p, x, y,
+                dimension_numbers=_canonical_dimension_numbers(dimension_numbers))
+
+
+def dot(x, y):
+    """``numpy.dot``: contract the last axis of x with the second-to-last of y.
+
+    For vectors and matrices this is the inner, matrix-vector or matrix
+    product; a 0-d operand multiplies elementwise.
+
+    >>> dot(np.array([[1., 2.], [3., 4.]]), np.array([1., 1.]))
+    array([3., 7.])
+    """
+    x_ndim, y_ndim = get_aval(x).ndim, get_aval(y).ndim
+    if x_ndim == 0 or y_ndim == 0:
+        from funcdiff.primitives.elementwise import mul
+        return mul(x, y)
+    return bind(dot_general_p, x, y,
+                dimension_numbers=(((x_ndim - 1,), (max(y_ndim - 2, 0),)), ((), ())))
