@@ -28,6 +28,35 @@ def make_op(prim: Primitive, doc: str = "") -> Callable:
 
 
 # ---------------------------------------------------------------------------
+# Eager validation
+
+
+def checked_impl(impl: Callable, validator: "Callable | Primitive") -> Callable:
+    """``impl`` whose failures are reported with the funcdiff error of a shape rule.
+
+    The eager path calls impl without abstract evaluation, so on bad input
+    numpy would raise its own, less helpful error. When ``impl`` raises
+    (numpy's error, or a cheap check of the impl's own for input numpy would
+    silently accept), ``validator`` (an abstract_eval rule, or a primitive
+    whose rule is looked up then) runs on the arguments' avals to raise the
+    funcdiff error naming the primitive; valid calls pay nothing.
+    """
+    from funcdiff.errors import FunctionalDiffError
+
+    def checked(*args, **params):
+        try:
+            return impl(*args, **params)
+        except FunctionalDiffError:
+            raise
+        except Exception:
+            rule = validator.abstract_eval if isinstance(validator, Primitive) else validator
+            rule(*[get_aval(a) for a in args], **params)
+            raise
+    checked.__name__ = getattr(impl, "__name__", "impl")
+    return checked
+
+
+# ---------------------------------------------------------------------------
 # Costs
 
 
@@ -220,16 +249,19 @@ def binary_jvp(prim: Primitive, partials, singular: bool = False) -> Callable:
     return jvp
 
 
-def deflinear(prim: Primitive, transpose: Callable) -> None:
-    """Mark ``prim`` linear in all its array arguments with the given transpose.
+def deflinear(prim: Primitive, transpose: Callable, num_linear: int | None = None) -> None:
+    """Mark ``prim`` linear in its array arguments with the given transpose.
 
     The jvp applies the primitive itself to the tangents (zeros materialised).
+    With ``num_linear``, only the first ``num_linear`` operands are linear; the
+    rest (integer indices) are passed through as they are.
     """
     prim.linear = True
 
     def jvp(primals, tangents, **params):
         out = bind(prim, *primals, **params)
-        tangent_out = bind(prim, *[instantiate(t) for t in tangents], **params)
+        n = len(primals) if num_linear is None else num_linear
+        tangent_out = bind(prim, *[instantiate(t) for t in tangents[:n]], *primals[n:], **params)
         return out, tangent_out
     prim.jvp = jvp
     prim.transpose = transpose

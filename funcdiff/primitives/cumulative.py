@@ -30,8 +30,7 @@ import numpy as np
 from funcdiff.core import Primitive, bind, get_aval, instantiate
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError
 from funcdiff.primitives import elementwise, indexing, structural
-from funcdiff.primitives.cards import deflinear, make_op, nbytes
-from funcdiff.primitives.reductions import checked_impl
+from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
 
 def _accumulate(numpy_fn, kinds):

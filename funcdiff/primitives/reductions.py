@@ -20,25 +20,7 @@ import numpy as np
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, DTypeError, ShapeError
 from funcdiff.primitives import elementwise, structural
-from funcdiff.primitives.cards import deflinear, make_op, nbytes
-
-
-def checked_impl(impl, abstract_eval):
-    """``impl`` whose failures are reported with abstract_eval's funcdiff error.
-
-    The eager path calls impl without abstract evaluation, so numpy would raise
-    its own, less helpful errors. ``impl`` raises (anything) on bad input, also
-    on input numpy would silently accept, such as booleans for a sum; only
-    then are the arguments validated, so valid calls pay nothing.
-    """
-    def run(*args, **params):
-        try:
-            return impl(*args, **params)
-        except Exception:
-            abstract_eval(*[get_aval(a) for a in args], **params)
-            raise
-    run.__name__ = getattr(impl, "__name__", "impl")
-    return run
+from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
 
 def _require_kind(x, kinds):

@@ -21,8 +21,7 @@ import numpy as np
 from funcdiff.core import Primitive, Zero, get_aval, tangent_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.primitives import elementwise, gradient_control, indexing, structural
-from funcdiff.primitives.cards import nbytes
-from funcdiff.primitives.reductions import checked_impl
+from funcdiff.primitives.cards import checked_impl, nbytes
 
 
 # --- sort ---------------------------------------------------------------------------

@@ -19,28 +19,14 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval, instantiate
 from funcdiff.errors import AxisError, DTypeError, FunctionalDiffError, ShapeError
-from funcdiff.primitives.cards import deflinear, make_op, movement_cost, nbytes, same_dtype
+from funcdiff.primitives.cards import (checked_impl, deflinear, make_op, movement_cost, nbytes,
+                                       same_dtype)
 
 # --- shared checks ----------------------------------------------------------------
 
 
 def _checked_impl(prim: Primitive, impl):
-    """``impl`` whose numpy failures are explained by ``prim``'s abstract_eval.
-
-    Eager calls skip abstract_eval for speed; when numpy rejects the arguments
-    (or an impl's own cheap check raises ValueError), the shape rule runs to
-    raise the funcdiff error that names the primitive and the shapes.
-    """
-    def checked(*args, **params):
-        try:
-            return impl(*args, **params)
-        except FunctionalDiffError:
-            raise
-        except Exception:
-            prim.abstract_eval(*[get_aval(a) for a in args], **params)
-            raise
-    checked.__name__ = f"{prim.name}_impl"
-    return checked
+    return checked_impl(impl, prim)
 
 
 def _int_tuple(values) -> tuple[int, ...]:
@@ -676,19 +662,6 @@ def _check_start_indices(name: str, x: ShapedArray, indices) -> None:
                              f"{i.str_short()}; convert with astype(int)")
 
 
-def _deflinear_before_indices(prim: Primitive, num_linear: int, transpose) -> None:
-    """Like deflinear, for a primitive linear in its first ``num_linear`` operands only;
-    the remaining operands (integer indices) are passed through unchanged."""
-    prim.linear = True
-
-    def jvp(primals, tangents, **params):
-        out = bind(prim, *primals, **params)
-        linear_tangents = [instantiate(t) for t in tangents[:num_linear]]
-        return out, bind(prim, *linear_tangents, *primals[num_linear:], **params)
-    prim.jvp = jvp
-    prim.transpose = transpose
-
-
 def _window_positions(starts, start_dims, shape, sizes, size, member_stride):
     """Flat positions of every element of each batch member's window, for batched starts.
 
@@ -762,7 +735,7 @@ dynamic_slice_p.abstract_eval = _dynamic_slice_abstract_eval
 dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.cost = lambda x, *starts, slice_sizes: {
     "flops": 0, "bytes": 2 * x.dtype.itemsize * int(np.prod(slice_sizes, dtype=np.int64))}
-_deflinear_before_indices(dynamic_slice_p, 1, _dynamic_slice_transpose)
+deflinear(dynamic_slice_p, _dynamic_slice_transpose, num_linear=1)
 
 
 def dynamic_slice(x, *start_indices, slice_sizes):
@@ -844,7 +817,7 @@ dynamic_update_slice_p.abstract_eval = _dynamic_update_slice_abstract_eval
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 dynamic_update_slice_p.cost = lambda x, update, *starts: {
     "flops": 0, "bytes": 2 * nbytes(x) + nbytes(update)}
-_deflinear_before_indices(dynamic_update_slice_p, 2, _dynamic_update_slice_transpose)
+deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, num_linear=2)
 
 
 def dynamic_update_slice(x, update, *start_indices):
