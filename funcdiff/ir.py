@@ -93,7 +93,7 @@ class Jaxpr:
 class ClosedJaxpr:
     """A jaxpr together with the values of its constant variables."""
 
-    __slots__ = ("jaxpr", "consts", "in_tree", "out_tree")
+    __slots__ = ("jaxpr", "consts", "in_tree", "out_tree", "__weakref__")
 
     def __init__(self, jaxpr: Jaxpr, consts: Sequence[Any], in_tree: Any = None,
                  out_tree: Any = None):
@@ -233,7 +233,8 @@ def _pp_literal(lit: Literal) -> str:
     v = lit.val
     if isinstance(v, (np.ndarray, np.generic)):
         v = v.item()
-    return repr(v) + (":" + lit.aval.str_short() if type(v) is not float else "")
+    default = lit.aval.dtype.name in ("float64", "int64", "bool")
+    return repr(v) + ("" if default else ":" + lit.aval.str_short())
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:

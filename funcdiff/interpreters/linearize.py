@@ -36,13 +36,18 @@ class LinearFunction:
         self.out_is_zero = out_is_zero
 
 
-def linearize_flat(fun: Callable[..., Sequence[Any]],
-                   primals: Sequence[Any]) -> tuple[list[Any], LinearFunction]:
-    """Evaluate ``fun`` at ``primals`` and stage its linearization."""
+def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+                   in_mask: Sequence[bool] | None = None) -> tuple[list[Any], LinearFunction]:
+    """Evaluate ``fun`` at ``primals`` and stage its linearization.
+
+    ``in_mask`` selects the inputs to differentiate (default: the float ones);
+    the others get zero tangents and are not inputs of the linear jaxpr.
+    """
     with new_main(JaxprTrace, JaxprBuilder()) as staging:
         strace = staging.trace
         in_avals = [get_aval(p) for p in primals]
-        in_mask = [dtypes.is_float(a.dtype) for a in in_avals]
+        if in_mask is None:
+            in_mask = [dtypes.is_float(a.dtype) for a in in_avals]
         tangent_tracers = [strace.new_arg(a) for a, m in zip(in_avals, in_mask) if m]
         it = iter(tangent_tracers)
         tangents = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, in_mask)]

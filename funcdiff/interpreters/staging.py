@@ -25,12 +25,12 @@ from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 class JaxprTracer(Tracer):
     """A staged value: an abstract value and the variable that will hold it."""
 
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "_var")
 
     def __init__(self, trace: "JaxprTrace", aval: ShapedArray, var: Var):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self._var = var
 
     @property
     def aval(self) -> ShapedArray:
@@ -86,20 +86,20 @@ class JaxprTrace(Trace):
         if primitive.abstract_eval is None:
             raise NotImplementedError(f"primitive {primitive.name} has no abstract_eval rule")
         out = primitive.abstract_eval(*avals_in, **params)
-        invars = [t.var for t in tracers]
+        invars = [t._var for t in tracers]
         if primitive.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in out]
-            self.builder.eqns.append(Eqn(primitive, invars, params, [t.var for t in outs]))
+            self.builder.eqns.append(Eqn(primitive, invars, params, [t._var for t in outs]))
             return outs
         result = JaxprTracer(self, out, Var(out))
-        self.builder.eqns.append(Eqn(primitive, invars, params, [result.var]))
+        self.builder.eqns.append(Eqn(primitive, invars, params, [result._var]))
         return result
 
     def to_jaxpr(self, in_tracers: Sequence[JaxprTracer], outs: Sequence[Any]) -> ClosedJaxpr:
         """Close the recorded equations over ``in_tracers`` with outputs ``outs``."""
-        outvars = [self.full_raise(o).var for o in outs]
+        outvars = [self.full_raise(o)._var for o in outs]
         b = self.builder
-        jaxpr = Jaxpr(list(b.const_var_list), [t.var for t in in_tracers], list(b.eqns), outvars)
+        jaxpr = Jaxpr(list(b.const_var_list), [t._var for t in in_tracers], list(b.eqns), outvars)
         return ClosedJaxpr(jaxpr, list(b.const_vals))
 
 

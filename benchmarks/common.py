@@ -1,0 +1,67 @@
+"""Shared helpers of the benchmarks: timing, the machine description, result files.
+
+Every benchmark measures funcdiff against numpy written by hand in the same
+process and reports the ratio: that is the physical limit for a numpy library.
+Benchmarks are run by hand (``python benchmarks/run.py``); no test times them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def best_time(fn: Callable[[], Any], *, repeat: int = 5, min_time: float = 0.05) -> float:
+    """Best-of-``repeat`` seconds per call, each sample running at least ``min_time``."""
+    fn()  # warm up caches (jit traces, BLAS threads)
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_time:
+            break
+        number *= 2
+    samples = [elapsed / number]
+    for _ in range(repeat - 1):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - t0) / number)
+    return min(samples)
+
+
+def machine() -> dict:
+    """A short description of where the numbers were measured."""
+    info = {"python": platform.python_version(), "numpy": np.__version__,
+            "machine": platform.machine(), "cpus": os.cpu_count()}
+    try:
+        from threadpoolctl import threadpool_info
+        info["blas"] = [(p.get("internal_api"), p.get("num_threads")) for p in threadpool_info()]
+    except ImportError:
+        pass
+    return info
+
+
+def write_results(name: str, payload: dict) -> str:
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    path = os.path.join(RESULTS_DIR, f"{name}.json")
+    with open(path, "w") as fh:
+        json.dump({"machine": machine(), **payload}, fh, indent=2, default=float)
+    return path
+
+
+def table(rows: list[list[Any]], header: list[str]) -> str:
+    cells = [header] + [[f"{c:.3g}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,1031 @@
+"""The user-facing transforms: argument checking, argnums, pytrees and errors.
+
+Everything below this layer works on flat lists of arrays; this module turns
+the user's pytrees into such lists and back, checks what arrived, and raises
+errors that say how to fix a call. It is the only layer that sees pytrees.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
+from funcdiff.errors import (DifferentiationError, InvalidArgumentError, ShapeError,
+                             TreeStructureError)
+from funcdiff.interpreters.batching import vmap_flat
+from funcdiff.interpreters.jvp import jvp_flat
+from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
+from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
+from funcdiff.ir import ClosedJaxpr, eval_jaxpr
+from funcdiff.tree_util import (PyTreeDef, broadcast_prefix, tree_flatten, tree_map,
+                                tree_structure, tree_unflatten)
+
+# ---------------------------------------------------------------------------
+# Argument handling
+
+
+def _as_leaf(x: Any, transform: str, where: str) -> Any:
+    """A pytree leaf as an array-like funcdiff can trace, or a clear error.
+
+    float0 arrays (the tangents of integer values) are accepted as they are.
+    """
+    if isinstance(x, (Tracer, np.ndarray, np.generic)):
+        if not isinstance(x, Tracer) and x.dtype != dtypes.float0:
+            dtypes.check_dtype(x.dtype, f"{transform} input {where}")
+        return x
+    if type(x) in (float, int, bool):
+        return np.asarray(x)
+    raise InvalidArgumentError(
+        f"{transform} expected arrays or Python scalars as inputs, but {where} is "
+        f"{type(x).__name__}: {x!r:.60}. Pass numpy arrays (numpy.asarray(...)), or "
+        "mark non-array arguments static (jit's static_argnums) or close over them.")
+
+
+def _flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
+    leaves, tree = tree_flatten(tuple(args))
+    return [_as_leaf(x, transform, f"{name} leaf {i}") for i, x in enumerate(leaves)], tree
+
+
+def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise InvalidArgumentError(
+                f"{transform} got argnums={argnums!r}, but the function was called with "
+                f"{nargs} positional argument(s); argnums must be integers in "
+                f"[{-nargs}, {nargs}).")
+    return tuple(a % nargs for a in nums)
+
+
+def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Callable:
+    """``f`` as a function of ``args[argnums]`` only, the rest fixed."""
+    def f_partial(*dyn):
+        full = list(args)
+        for i, v in zip(argnums, dyn):
+            full[i] = v
+        return f(*full)
+    return f_partial
+
+
+def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = False,
+              transform: str = "transform") -> Callable:
+    """Wrap ``f`` (pytrees in and out) as a function of flat leaves.
+
+    The output tree (and whether an aux value was split off) is written into
+    ``out_store`` once ``f`` has run.
+    """
+    def f_flat(*leaves):
+        out = f(*tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise InvalidArgumentError(
+                    f"{transform} was called with has_aux=True, so the function must "
+                    f"return a pair (output, aux), but it returned {type(out).__name__}.")
+            out, aux = out
+            out_leaves, out_tree = tree_flatten(out)
+            aux_tree = _AuxTree(aux)
+            out_store[:] = [out_tree, aux_tree, len(out_leaves)]
+            return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)] + \
+                aux_tree.array_leaves
+        out_leaves, out_tree = tree_flatten(out)
+        out_store[:] = [out_tree]
+        return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)]
+    return f_flat
+
+
+def _is_array_like(x: Any) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
+
+
+class _AuxTree:
+    """The aux value of a has_aux function: its array leaves travel through the
+    transform as extra outputs (so their values are plain arrays afterwards);
+    other leaves (strings, objects) are kept aside unchanged."""
+
+    def __init__(self, aux: Any):
+        leaves, self.tree = tree_flatten(aux)
+        self.is_array = [_is_array_like(l) for l in leaves]
+        self.others = [l for l, a in zip(leaves, self.is_array) if not a]
+        self.array_leaves = [l for l, a in zip(leaves, self.is_array) if a]
+
+    @property
+    def num_leaves(self) -> int:
+        return len(self.array_leaves)
+
+    def unflatten(self, array_values: Sequence[Any]) -> Any:
+        arrays, others = iter(array_values), iter(self.others)
+        return tree_unflatten(self.tree, [next(arrays) if a else next(others)
+                                          for a in self.is_array])
+
+
+def _check_output(o: Any, transform: str, i: int) -> Any:
+    if _is_array_like(o):
+        return o
+    raise InvalidArgumentError(
+        f"{transform}: the function returned a {type(o).__name__} as output leaf {i}; "
+        "outputs must be arrays, scalars or pytrees of them.")
+
+
+def _zeros_like_aval(aval: ShapedArray) -> np.ndarray:
+    if dtypes.is_float(aval.dtype):
+        return np.zeros(aval.shape, aval.dtype)
+    return np.zeros(aval.shape, dtypes.float0)
+
+
+def _materialize(t: Any) -> Any:
+    return _zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def _describe(aval: ShapedArray) -> str:
+    return aval.str_short()
+
+
+# ---------------------------------------------------------------------------
+# make_jaxpr
+
+
+def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., ClosedJaxpr]:
+    """Trace ``f`` at the shapes and dtypes of its arguments and return its jaxpr.
+
+    Args:
+      f: a function of arrays (pytrees of arrays) returning arrays.
+      static_argnums: positions of arguments that are passed as Python values
+        (not traced); they are baked into the program.
+
+    Returns:
+      A function that takes ``f``'s arguments and returns a ``ClosedJaxpr``,
+      whose ``str()`` is the program text and which carries ``in_tree`` and
+      ``out_tree``.
+
+    Raises:
+      ConcretizationError: if ``f`` uses Python control flow on a traced value.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> print(fd.make_jaxpr(lambda x: fnp.sum(fnp.sin(x)))(np.ones(3)))
+    { lambda ; a:f64[3]. let
+        b:f64[3] = sin a
+        c:f64[] = reduce_sum[axes=(0,)] b
+      in (c,) }
+    """
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(f)
+    def make(*args):
+        nums = _normalize_argnums(static, len(args), "make_jaxpr") if static else ()
+        dyn_nums = tuple(i for i in range(len(args)) if i not in nums)
+        dyn_args = [args[i] for i in dyn_nums]
+        leaves, in_tree = _flatten_args(dyn_args, "make_jaxpr")
+        store: list = []
+        f_flat = _flat_fun(_partial_on(f, args, dyn_nums), in_tree, store,
+                           transform="make_jaxpr")
+        closed = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves])
+        closed.in_tree, closed.out_tree = in_tree, store[0]
+        return closed
+    return make
+
+
+# ---------------------------------------------------------------------------
+# Forward mode
+
+
+def _check_tangents(primals_flat, tangents_flat, primal_tree, tangent_tree, transform):
+    if primal_tree != tangent_tree:
+        raise TreeStructureError(
+            f"{transform}: tangents must have the same structure as primals, but primals "
+            f"are {primal_tree} and tangents are {tangent_tree}.")
+    out = []
+    for i, (p, t) in enumerate(zip(primals_flat, tangents_flat)):
+        pa = get_aval(p)
+        if isinstance(t, Zero):
+            ta = t.aval
+        elif getattr(t, "dtype", None) == dtypes.float0:
+            ta = ShapedArray(np.shape(t), dtypes.float0)
+        else:
+            ta = get_aval(t)
+        if not dtypes.is_float(pa.dtype):
+            if ta.dtype == dtypes.float0 or not np.any(np.asarray(t)):
+                out.append(Zero(ShapedArray(pa.shape, dtypes.float0)))
+                continue
+            raise DifferentiationError(
+                f"{transform}: primal leaf {i} has integer dtype {pa.dtype}, which has no "
+                "tangent space; pass a float0 or all-zero tangent for it.")
+        if ta.shape != pa.shape or ta.dtype != pa.dtype:
+            raise ShapeError(
+                f"{transform}: tangent leaf {i} is {_describe(ta)} but its primal is "
+                f"{_describe(pa)}; each tangent must have its primal's shape and dtype.")
+        out.append(t)
+    return out
+
+
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple:
+    """Forward-mode derivative: evaluate ``f`` and its directional derivative.
+
+    Args:
+      f: function of ``len(primals)`` positional arguments (pytrees of arrays).
+      primals: tuple or list of the arguments.
+      tangents: tuple or list of the same structure, shapes and dtypes.
+      has_aux: if True, ``f`` returns ``(out, aux)`` and aux is returned undifferentiated.
+
+    Returns:
+      ``(out, out_tangent)``, or ``(out, out_tangent, aux)`` with has_aux.
+
+    Raises:
+      TreeStructureError, ShapeError: if the tangents do not match the primals.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp
+    >>> y, dy = fd.jvp(fnp.sin, (0.0,), (2.0,))
+    >>> float(y), float(dy)
+    (0.0, 2.0)
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise InvalidArgumentError(
+            "jvp expects primals and tangents as tuples or lists of arguments, e.g. "
+            "fd.jvp(f, (x,), (v,)); got "
+            f"{type(primals).__name__} and {type(tangents).__name__}.")
+    p_flat, p_tree = _flatten_args(primals, "jvp", "primal")
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    t_flat = _check_tangents(p_flat, [_as_leaf(t, "jvp", "tangent") for t in t_leaves],
+                             p_tree, t_tree, "jvp")
+    store: list = []
+    f_flat = _flat_fun(lambda *a: f(*a), p_tree, store, has_aux, "jvp")
+    outs, out_tangents = jvp_flat(f_flat, p_flat, t_flat)
+    out_tangents = [_materialize(t) for t in out_tangents]
+    if has_aux:
+        out_tree, aux_tree, n = store
+        return (tree_unflatten(out_tree, outs[:n]), tree_unflatten(out_tree, out_tangents[:n]),
+                aux_tree.unflatten(outs[n:]))
+    return tree_unflatten(store[0], outs), tree_unflatten(store[0], out_tangents)
+
+
+def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """Evaluate ``f`` and return its linearization as a function of tangents.
+
+    Args:
+      f: function of the primals.
+      *primals: the point to linearize at.
+
+    Returns:
+      ``(out, f_jvp)`` where ``f_jvp(*tangents)`` equals ``jvp(f, primals, tangents)[1]``
+      and reuses the residuals computed once.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp
+    >>> y, f_jvp = fd.linearize(fnp.exp, 0.0)
+    >>> float(f_jvp(3.0))
+    3.0
+    """
+    p_flat, p_tree = _flatten_args(primals, "linearize", "primal")
+    store: list = []
+    outs, lin = linearize_flat(_flat_fun(f, p_tree, store, transform="linearize"), p_flat)
+    out_tree = store[0]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_flatten(tuple(tangents))
+        t_flat = _check_tangents(p_flat, [_as_leaf(t, "linearize", "tangent") for t in t_leaves],
+                                 p_tree, t_tree, "linearize")
+        staged = eval_jaxpr(lin.jaxpr.jaxpr, lin.jaxpr.consts,
+                            *[_materialize(t) for t, m in zip(t_flat, lin.in_mask) if m])
+        it = iter(staged)
+        res = [_zeros_like_aval(a) if z else next(it) for a, z in zip(lin.out_avals, lin.out_is_zero)]
+        return tree_unflatten(out_tree, res)
+    return tree_unflatten(out_tree, outs), f_jvp
+
+
+# ---------------------------------------------------------------------------
+# Reverse mode
+
+
+def _pull_back(lin: LinearFunction, cts_out: Sequence[Any]) -> list[Any]:
+    """Input cotangents (materialised) for output cotangents ``cts_out``."""
+    staged_cts = [ct for ct, z in zip(cts_out, lin.out_is_zero) if not z]
+    jaxpr = lin.jaxpr
+    undefined = [UndefinedPrimal(v.aval) for v in jaxpr.jaxpr.invars]
+    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, undefined, staged_cts)
+    it = iter(cts_in)
+    res = []
+    for aval, m in zip(lin.in_avals, lin.in_mask):
+        ct = next(it) if m else None
+        if ct is None or type(ct) is Zero:
+            ct = _zeros_like_aval(aval)
+        res.append(ct)
+    return res
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """Reverse-mode derivative: evaluate ``f`` and return its pullback.
+
+    Args:
+      f: function of the primals (pytrees of arrays).
+      *primals: the point of evaluation.
+      has_aux: if True, ``f`` returns ``(out, aux)``.
+
+    Returns:
+      ``(out, vjp_fn)`` or ``(out, vjp_fn, aux)``; ``vjp_fn(ct)`` takes a
+      cotangent shaped like ``out`` and returns a tuple with one cotangent per
+      primal.
+
+    Raises:
+      ShapeError: if ``vjp_fn`` receives a cotangent of the wrong shape or dtype.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> y, pullback = fd.vjp(lambda x: x * x, np.array([1.0, 2.0]))
+    >>> pullback(np.ones(2))
+    (array([2., 4.]),)
+    """
+    p_flat, p_tree = _flatten_args(primals, "vjp", "primal")
+    store: list = []
+    outs, lin = linearize_flat(_flat_fun(f, p_tree, store, has_aux, "vjp"), p_flat)
+    n = store[2] if has_aux else len(outs)
+    out_tree = store[0]
+    lin_out = LinearFunction(lin.jaxpr, lin.in_avals, lin.in_mask, lin.out_avals[:n],
+                             lin.out_is_zero[:n]) if has_aux else lin
+    if has_aux and not all(lin.out_is_zero[n:]):
+        lin_out = _drop_outputs(lin, n)
+
+    def vjp_fn(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TreeStructureError(
+                f"vjp_fn expects a cotangent with the structure of f's output {out_tree}, "
+                f"but got {ct_tree}.")
+        checked = []
+        for i, (c, aval) in enumerate(zip(ct_leaves, lin_out.out_avals)):
+            c = _as_leaf(c, "vjp_fn", f"cotangent leaf {i}")
+            ca = get_aval(c)
+            if not dtypes.is_float(aval.dtype):
+                checked.append(Zero(aval))
+                continue
+            if ca.shape != aval.shape:
+                raise ShapeError(
+                    f"vjp_fn: cotangent leaf {i} has shape {ca.shape}, but the output it "
+                    f"pairs with is {_describe(aval)}; pass a cotangent of that shape.")
+            if ca.dtype != aval.dtype:
+                c = c.astype(aval.dtype) if not isinstance(c, Tracer) else c
+            checked.append(c)
+        return tree_unflatten(p_tree, _pull_back(lin_out, checked))
+    result = (tree_unflatten(out_tree, outs[:n]), vjp_fn)
+    if has_aux:
+        return result + (store[1].unflatten(outs[n:]),)
+    return result
+
+
+def _drop_outputs(lin: LinearFunction, n: int) -> LinearFunction:
+    """``lin`` restricted to its first ``n`` outputs (aux outputs dropped)."""
+    from funcdiff.ir import Jaxpr
+    staged_before = sum(not z for z in lin.out_is_zero[:n])
+    j = lin.jaxpr.jaxpr
+    jaxpr = Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[:staged_before])
+    return LinearFunction(ClosedJaxpr(jaxpr, lin.jaxpr.consts), lin.in_avals, lin.in_mask,
+                          lin.out_avals[:n], lin.out_is_zero[:n])
+
+
+def _check_differentiable(leaves: Sequence[Any], argnums: tuple[int, ...], args, transform: str):
+    for i in argnums:
+        for j, leaf in enumerate(tree_flatten(args[i])[0]):
+            dtype = get_aval(_as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
+            if not dtypes.is_float(dtype):
+                raise DifferentiationError(
+                    f"{transform} cannot differentiate with respect to argument {i}: it has "
+                    f"dtype {dtype}, and only floating values have derivatives. Pass a "
+                    "float array (e.g. x.astype(float) or 1.0 instead of 1), or leave the "
+                    "argument out of argnums.")
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable:
+    """Like ``grad``, but the returned function gives ``(value, gradient)``.
+
+    Args:
+      f: scalar-valued function.
+      argnums: which positional argument(s) to differentiate (int or tuple).
+      has_aux: if True, ``f`` returns ``(value, aux)`` and the result is
+        ``((value, aux), gradient)``.
+
+    Returns:
+      A function with ``f``'s signature returning ``(value, gradient)``.
+
+    Raises:
+      DifferentiationError: for a non-scalar output or an integer argument.
+
+    >>> import funcdiff as fd
+    >>> v, g = fd.value_and_grad(lambda x: x ** 2)(3.0)
+    >>> float(v), float(g)
+    (9.0, 6.0)
+    """
+    @functools.wraps(f)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _normalize_argnums(argnums, len(args), "grad")
+        _check_differentiable(args, nums, args, "grad")
+        dyn = [args[i] for i in nums]
+        p_flat, p_tree = _flatten_args(dyn, "grad")
+        store: list = []
+        fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
+        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, "grad")
+        outs, lin = linearize_flat(f_flat, p_flat)
+        out_tree = store[0]
+        if out_tree.num_leaves != 1:
+            raise DifferentiationError(
+                f"grad requires a scalar output, but f returned a pytree {out_tree}. Use "
+                "jacrev(f) for the full Jacobian, or reduce the output to one scalar.")
+        out = outs[0]
+        aval = lin.out_avals[0]
+        if aval.shape != () or not dtypes.is_float(aval.dtype):
+            raise DifferentiationError(
+                f"grad requires a scalar output, but f returned {aval.str_short()}. Use "
+                "jacrev(f) for the full Jacobian, vjp(f, x) to pull back a chosen "
+                "cotangent, or reduce the output (e.g. .sum()).")
+        ct = np.ones((), aval.dtype)
+        lin_main = _drop_outputs(lin, 1) if has_aux else lin
+        cts = _pull_back(lin_main, [ct])
+        grads = tree_unflatten(p_tree, cts)
+        if isinstance(argnums, int):
+            grads = grads[0]
+        value = tree_unflatten(out_tree, outs[:1])
+        if has_aux:
+            return (value, store[1].unflatten(outs[store[2]:])), grads
+        return value, grads
+    return value_and_grad_f
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of a scalar-valued function, by reverse mode.
+
+    Args:
+      f: function returning a real scalar (0-d float array or Python float).
+      argnums: which positional argument(s) to differentiate: an int gives the
+        gradient for that argument, a tuple gives a tuple of gradients.
+      has_aux: if True, ``f`` returns ``(value, aux)`` and the gradient
+        function returns ``(gradient, aux)``.
+
+    Returns:
+      A function with ``f``'s signature returning gradients shaped like the
+      differentiated arguments.
+
+    Raises:
+      DifferentiationError: if ``f``'s output is not a real scalar, or an
+        argument to differentiate is an integer or boolean array.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+    return grad_f
+
+
+def linear_transpose(f: Callable, *primals: Any) -> Callable:
+    """The transpose of a linear function ``f``, traced at ``primals``' shapes.
+
+    Args:
+      f: a function linear in its arguments.
+      *primals: example arguments (only their shapes and dtypes are used).
+
+    Returns:
+      ``f_t(ct)`` returning a tuple of cotangents, one per primal.
+
+    Raises:
+      DifferentiationError: if ``f`` is not linear.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> f_t = fd.linear_transpose(lambda x: 2.0 * x, np.zeros(2))
+    >>> f_t(np.array([1.0, 3.0]))
+    (array([2., 6.]),)
+    """
+    p_flat, p_tree = _flatten_args(primals, "linear_transpose", "primal")
+    for i, p in enumerate(p_flat):
+        if not dtypes.is_float(get_aval(p).dtype):
+            raise DifferentiationError(
+                f"linear_transpose: primal leaf {i} has dtype {get_aval(p).dtype}; linear "
+                "functions are transposed over floating inputs only.")
+    store: list = []
+    closed = trace_to_jaxpr(_flat_fun(f, p_tree, store, transform="linear_transpose"),
+                            [get_aval(x) for x in p_flat], dynamic=False)
+    out_tree = store[0]
+
+    def f_transpose(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TreeStructureError(f"linear_transpose: cotangent structure {ct_tree} does "
+                                     f"not match the output structure {out_tree}.")
+        undefined = [UndefinedPrimal(v.aval) for v in closed.jaxpr.invars]
+        cts = backward_pass(closed.jaxpr, closed.consts, undefined, list(ct_leaves))
+        cts = [_zeros_like_aval(get_aval(p)) if c is None or type(c) is Zero else c
+               for c, p in zip(cts, p_flat)]
+        return tree_unflatten(p_tree, cts)
+    return f_transpose
+
+
+# ---------------------------------------------------------------------------
+# vmap
+
+
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Callable:
+    """Vectorise ``f`` over a batch axis of its arguments.
+
+    Args:
+      f: function of pytrees of arrays.
+      in_axes: an int, None, or a tuple with one entry per positional argument
+        (each itself a pytree prefix of that argument) giving the batch axis of
+        each input; None means the input is shared by the whole batch.
+      out_axes: same, for the outputs.
+      axis_size: the batch size when no input is batched.
+
+    Returns:
+      The batched function.
+
+    Raises:
+      BatchingError: on inconsistent batch sizes, axes out of range, or an
+        in_axes structure that does not match the arguments.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> fd.vmap(lambda x, y: x @ y, in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
+    array([2., 2., 2.])
+    """
+    from funcdiff.errors import BatchingError
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(f)
+    def vmapped(*args):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise BatchingError(
+                f"vmap got in_axes with {len(in_axes)} entries but the function was called "
+                f"with {len(args)} positional arguments; give one entry per argument.")
+        leaves, in_tree = _flatten_args(args, "vmap")
+        try:
+            axes = broadcast_prefix(in_axes if isinstance(in_axes, tuple) else in_axes, tuple(args))
+        except TreeStructureError as e:
+            raise BatchingError(f"vmap in_axes do not match the arguments: {e}") from None
+        sizes = {}
+        dims = []
+        for i, (x, ax) in enumerate(zip(leaves, axes)):
+            if ax is None:
+                dims.append(None)
+                continue
+            if not isinstance(ax, int):
+                raise BatchingError(f"vmap in_axes entries must be int or None, got {ax!r}")
+            ndim = get_aval(x).ndim
+            if not -ndim <= ax < ndim:
+                raise BatchingError(
+                    f"vmap in_axes={ax} is out of range for input leaf {i} of shape "
+                    f"{get_aval(x).shape}.")
+            ax %= ndim
+            dims.append(ax)
+            sizes.setdefault(get_aval(x).shape[ax], []).append(i)
+        if len(sizes) > 1:
+            detail = "; ".join(f"size {s} for input leaves {ls}" for s, ls in sizes.items())
+            raise BatchingError(f"vmap got inconsistent batch sizes: {detail}. All batched "
+                                "inputs must have the same size along their in_axes.")
+        if not sizes:
+            if axis_size is None:
+                raise BatchingError("vmap needs at least one batched input (an in_axes entry "
+                                    "that is not None) or an explicit axis_size.")
+            size = axis_size
+        else:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise BatchingError(f"vmap got axis_size={axis_size} but the inputs have "
+                                    f"batch size {size}.")
+        store: list = []
+        f_flat = _flat_fun(f, in_tree, store, transform="vmap")
+
+        def out_dims():
+            out_tree = store[0]
+            template = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+            try:
+                return broadcast_prefix(out_axes, template)
+            except TreeStructureError as e:
+                raise BatchingError(f"vmap out_axes do not match the outputs: {e}") from None
+        outs = vmap_flat(f_flat, size, dims, leaves, out_dims)
+        return tree_unflatten(store[0], outs)
+    return vmapped
+
+
+# ---------------------------------------------------------------------------
+# Jacobians
+
+
+def _std_basis(leaves: Sequence[Any]) -> tuple[list[np.ndarray], int]:
+    """One stacked identity slice per leaf: leaf i gets shape (n_total,) + shape_i."""
+    avals = [get_aval(x) for x in leaves]
+    n = sum(a.size for a in avals)
+    dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.dtype(float)
+    eye = np.eye(n, dtype=dtype)
+    out, offset = [], 0
+    for a in avals:
+        out.append(eye[:, offset:offset + a.size].reshape((n,) + a.shape).astype(a.dtype, copy=False))
+        offset += a.size
+    return out, n
+
+
+def _rows(x: Any, start: int, stop: int) -> Any:
+    """``x[start:stop]`` along axis 0, traceable."""
+    from funcdiff.primitives import structural
+    shape = get_aval(x).shape
+    if (start, stop) == (0, shape[0]):
+        return x
+    return structural.slice(x, start_indices=(start,) + (0,) * (len(shape) - 1),
+                            limit_indices=(stop,) + shape[1:])
+
+
+def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
+              name: str) -> Callable:
+    from funcdiff.primitives import structural
+
+    @functools.wraps(f)
+    def jac_f(*args):
+        nums = _normalize_argnums(argnums, len(args), name)
+        _check_differentiable(args, nums, args, name)
+        p_flat, p_tree = _flatten_args([args[i] for i in nums], name)
+        in_avals = [get_aval(x) for x in p_flat]
+        store: list = []
+        f_flat = _flat_fun(_partial_on(f, args, nums), p_tree, store, has_aux, name)
+        blocks = []
+        if mode == "fwd":
+            # one batched jvp: column block k of the Jacobian is J @ e_k
+            basis, n = _std_basis(p_flat)
+
+            def push(*t):
+                primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
+                n_main = store[2] if has_aux else len(primals_out)
+                return [_materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
+
+            def out_dims():
+                n_main = store[2] if has_aux else store[0].num_leaves
+                n_aux = store[1].num_leaves if has_aux else 0
+                return [0] * n_main + [None] * n_aux
+            results = _chunked_vmap(push, basis, n, chunk_size, out_dims)
+            out_tree = store[0]
+            n_out = store[2] if has_aux else out_tree.num_leaves
+            cols, aux_leaves = results[:n_out], results[n_out:]
+            for j in cols:
+                out_shape = get_aval(j).shape[1:]
+                if get_aval(j).dtype == dtypes.float0 or not dtypes.is_float(get_aval(j).dtype):
+                    raise DifferentiationError(f"{name}: an output is not floating point; "
+                                               "Jacobians need floating outputs.")
+                row, offset = [], 0
+                for ia in in_avals:
+                    piece = structural.reshape(_rows(j, offset, offset + ia.size),
+                                               new_sizes=(ia.size,) + out_shape)
+                    piece = structural.moveaxis(piece, 0, -1) if out_shape else piece
+                    row.append(structural.reshape(piece, new_sizes=out_shape + ia.shape))
+                    offset += ia.size
+                blocks.append(tree_unflatten(p_tree, row))
+        else:
+            outs, lin = linearize_flat(f_flat, p_flat)
+            out_tree = store[0]
+            n_out = store[2] if has_aux else out_tree.num_leaves
+            lin_main = _drop_outputs(lin, n_out) if has_aux else lin
+            out_avals = lin.out_avals[:n_out]
+            aux_leaves = outs[n_out:]
+            for a in out_avals:
+                if not dtypes.is_float(a.dtype):
+                    raise DifferentiationError(f"{name}: an output has dtype {a.dtype}; "
+                                               "Jacobians need floating outputs.")
+            # one batched vjp: row block k of the Jacobian is e_k^T J
+            basis, m = _std_basis(outs[:n_out])
+            rows = _chunked_vmap(lambda *ct: _pull_back(lin_main, list(ct)), basis, m,
+                                 chunk_size, 0)
+            offset = 0
+            for a in out_avals:
+                row = [structural.reshape(_rows(r, offset, offset + a.size),
+                                          new_sizes=a.shape + ia.shape)
+                       for r, ia in zip(rows, in_avals)]
+                blocks.append(tree_unflatten(p_tree, row))
+                offset += a.size
+        if isinstance(argnums, int):
+            blocks = [b[0] for b in blocks]
+        jac = tree_unflatten(out_tree, blocks)
+        if has_aux:
+            return jac, store[1].unflatten(aux_leaves)
+        return jac
+    return jac_f
+
+
+def _chunked_vmap(fun: Callable, basis: list, n: int, chunk_size: int | None,
+                  out_dims: Any) -> list:
+    """vmap ``fun`` over the leading axis of ``basis``, ``chunk_size`` rows at a time."""
+    from funcdiff.primitives import structural
+    if n == 0:
+        raise InvalidArgumentError("Jacobians of functions with empty inputs or outputs "
+                                   "are not supported")
+    if chunk_size is None or chunk_size >= n:
+        return vmap_flat(fun, n, [0] * len(basis), basis, out_dims)
+    if chunk_size < 1:
+        raise InvalidArgumentError(f"chunk_size must be a positive integer, got {chunk_size}")
+    pieces = []
+    for start in range(0, n, chunk_size):
+        stop = min(start + chunk_size, n)
+        pieces.append(vmap_flat(fun, stop - start, [0] * len(basis),
+                                [b[start:stop] for b in basis], out_dims))
+    dims = out_dims() if callable(out_dims) else [out_dims] * len(pieces[0])
+    return [structural.concatenate(*[p[i] for p in pieces], dimension=0) if d == 0 else pieces[0][i]
+            for i, d in enumerate(dims)]
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """The Jacobian by forward mode: one batched jvp over the input basis.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
+      chunk_size: process at most this many basis vectors per batched pass,
+        to bound memory.
+
+    Returns:
+      A function returning the Jacobian: for each output leaf, an entry per
+      input leaf of shape ``out.shape + in.shape``.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    return _jacobian(f, argnums, has_aux, "fwd", chunk_size, "jacfwd")
+
+
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """The Jacobian by reverse mode: one batched vjp over the output basis.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
+      chunk_size: process at most this many cotangent basis vectors per pass.
+
+    Returns:
+      A function returning the Jacobian with blocks of shape ``out.shape + in.shape``.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> fd.jacrev(lambda x: x[0] * x)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [2., 1.]])
+    """
+    return _jacobian(f, argnums, has_aux, "rev", chunk_size, "jacrev")
+
+
+def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
+             has_aux: bool = False) -> Callable:
+    """The Jacobian, choosing forward or reverse mode by the input and output sizes.
+
+    Forward mode costs one pass per input element, reverse mode one per
+    output element; ``mode="auto"`` picks forward when the inputs are
+    smaller than the outputs. The chosen mode is stored on the returned
+    function as ``.last_mode`` after each call.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      mode: "auto", "fwd" or "rev".
+      has_aux: as for jacfwd.
+
+    Returns:
+      A function returning the Jacobian, like jacfwd/jacrev.
+
+    Raises:
+      InvalidArgumentError: for an unknown mode.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> J = fd.jacobian(lambda x: x.sum(keepdims=True))
+    >>> J(np.ones(3)), J.last_mode
+    (array([[1., 1., 1.]]), 'rev')
+    """
+    if mode not in ("auto", "fwd", "rev"):
+        raise InvalidArgumentError(f"jacobian mode must be 'auto', 'fwd' or 'rev', not {mode!r}")
+
+    @functools.wraps(f)
+    def jac_f(*args):
+        chosen = mode
+        if mode == "auto":
+            nums = _normalize_argnums(argnums, len(args), "jacobian")
+            n_in = sum(get_aval(_as_leaf(x, "jacobian", "input")).size
+                       for i in nums for x in tree_flatten(args[i])[0])
+            out = _eval_shape(f, args, has_aux)
+            n_out = sum(a.size for a in out)
+            chosen = "fwd" if n_in < n_out else "rev"
+        jac_f.last_mode = chosen
+        return _jacobian(f, argnums, has_aux, chosen, None, "jacobian")(*args)
+    jac_f.last_mode = None
+    return jac_f
+
+
+def _eval_shape(f: Callable, args: Sequence[Any], has_aux: bool) -> list[ShapedArray]:
+    """The avals of ``f``'s (main) outputs, found by staging without computing."""
+    leaves, tree = _flatten_args(args, "jacobian")
+    store: list = []
+    closed = trace_to_jaxpr(_flat_fun(f, tree, store, has_aux, "jacobian"),
+                            [get_aval(x) for x in leaves])
+    n = store[2] if has_aux else store[0].num_leaves
+    return closed.out_avals[:n]
+
+
+def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """The Hessian of a scalar function: ``jacfwd(jacrev(f))``.
+
+    Args:
+      f: scalar-valued function.
+      argnums: argument(s) to differentiate.
+
+    Returns:
+      A function returning the Hessian with blocks of shape ``in.shape + in.shape``.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    """Hessian-vector product by forward-over-reverse: ``jvp(grad(f), primals, tangents)[1]``.
+
+    Args:
+      f: scalar-valued function of the primals.
+      primals: tuple of arguments.
+      tangents: tuple of vectors shaped like the primals.
+
+    Returns:
+      The Hessian-vector product, shaped like the primals (a tuple when
+      ``f`` takes several arguments, the bare value for one argument).
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> fd.hvp(lambda z: 0.5 * z @ A @ z, (np.ones(2),), (np.array([1.0, 0.0]),))
+    array([2., 1.])
+    """
+    argnums = tuple(range(len(primals)))
+    out = jvp(grad(f, argnums=argnums), tuple(primals), tuple(tangents))[1]
+    return out[0] if len(primals) == 1 else out
+
+
+# ---------------------------------------------------------------------------
+# jit
+
+
+class Lowered:
+    """What jit runs for one signature: the optimised jaxpr and the generated source."""
+
+    def __init__(self, jaxpr: ClosedJaxpr, optimized: ClosedJaxpr, source: str):
+        self.jaxpr = jaxpr
+        self.optimized_jaxpr = optimized
+        self.source = source
+
+    def as_text(self) -> str:
+        return f"{self.optimized_jaxpr}\n\n{self.source}"
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+class _CacheEntry:
+    __slots__ = ("jaxpr", "out_tree", "program")
+
+    def __init__(self, jaxpr, out_tree, program):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.program = program
+
+
+class Jitted:
+    """A function compiled per input signature; see ``jit``."""
+
+    def __init__(self, f: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+        self.f = f
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = tuple(static_argnames)
+        self.trace_count = 0
+        self._cache: dict = {}
+        functools.update_wrapper(self, f)
+
+    def _split(self, args: tuple, kwargs: dict):
+        nargs = len(args)
+        static = set()
+        for i in self.static_argnums:
+            if not -nargs <= i < nargs:
+                raise InvalidArgumentError(
+                    f"jit: static_argnums contains {i}, but the function was called with "
+                    f"{nargs} positional argument(s).")
+            static.add(i % nargs)
+        static_vals = []
+        for i in sorted(static):
+            v = args[i]
+            try:
+                hash(v)
+            except TypeError:
+                raise InvalidArgumentError(
+                    f"jit: static argument {i} is an unhashable {type(v).__name__}; static "
+                    "arguments are cache keys and must be hashable (use a tuple instead of "
+                    "a list, or pass arrays as non-static arguments).") from None
+            static_vals.append((i, v))
+        static_kw, dyn_kw = {}, {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                try:
+                    hash(v)
+                except TypeError:
+                    raise InvalidArgumentError(
+                        f"jit: static argument {k!r} is an unhashable {type(v).__name__}; "
+                        "static arguments must be hashable.") from None
+                static_kw[k] = v
+            else:
+                dyn_kw[k] = v
+        dyn_args = [a for i, a in enumerate(args) if i not in static]
+        return static, tuple(static_vals), static_kw, dyn_args, dyn_kw
+
+    def _entry(self, args, kwargs):
+        static, static_vals, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
+        leaves = [_as_leaf(x, "jit", f"argument leaf {i}") for i, x in enumerate(leaves)]
+        avals = tuple(get_aval(x) for x in leaves)
+        key = (in_tree, avals, static_vals, tuple(sorted(static_kw.items())))
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, static, static_kw, in_tree, avals)
+            self._cache[key] = entry
+        return entry, leaves
+
+    def _trace(self, args, static, static_kw, in_tree, avals):
+        from funcdiff.interpreters.call import compiled
+        self.trace_count += 1
+        store: list = []
+
+        def f_flat(*leaves):
+            dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
+            it = iter(dyn_args)
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            out = self.f(*full, **dyn_kw, **static_kw)
+            out_leaves, out_tree = tree_flatten(out)
+            store[:] = [out_tree]
+            return [_check_output(o, "jit", i) for i, o in enumerate(out_leaves)]
+        closed = trace_to_jaxpr(f_flat, list(avals))
+        program = compiled(closed, getattr(self.f, "__name__", "program"))
+        return _CacheEntry(closed, store[0], program)
+
+    def __call__(self, *args, **kwargs):
+        from funcdiff import core
+        from funcdiff.interpreters.call import call_p
+        entry, leaves = self._entry(args, kwargs)
+        if core._dynamic[-1].level == 0 and not any(isinstance(x, Tracer) for x in leaves):
+            outs = entry.program(*leaves)
+        else:
+            outs = core.bind(call_p, *leaves, jaxpr=entry.jaxpr,
+                             name=getattr(self.f, "__name__", "program"))
+        return tree_unflatten(entry.out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The jaxpr, optimised jaxpr and generated Python source for these arguments."""
+        entry, _ = self._entry(args, kwargs)
+        return Lowered(entry.jaxpr, entry.program.jaxpr, entry.program.source)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Jitted:
+    """Compile ``f``: trace it once per input signature and replay compiled Python.
+
+    The traced program is optimised (dead code, common subexpressions,
+    constant folding, algebraic identities) and compiled to one line of
+    numpy per operation. jit composes with every transform in every order.
+
+    Args:
+      f: a pure function of arrays (pytrees of arrays).
+      static_argnums: positions of arguments passed as Python values; they
+        are part of the cache key (must be hashable) and baked into the program.
+      static_argnames: the same, for keyword arguments.
+
+    Returns:
+      A ``Jitted`` function with ``f``'s signature, plus ``.lower(*args)`` to
+      see the optimised program and its source, and ``.trace_count``.
+
+    Raises:
+      ConcretizationError: if ``f`` branches in Python on a traced value.
+      InvalidArgumentError: for unhashable static arguments, out-of-range
+        static_argnums, or non-array arguments in non-static positions.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> f = fd.jit(lambda x: fnp.sum(fnp.tanh(x) ** 2))
+    >>> round(float(f(np.ones(3))), 6)
+    1.740014
+    >>> f.trace_count
+    1
+    """
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    return Jitted(f, nums, names)

@@ -1,0 +1,183 @@
+"""The call primitive behind jit: a primitive that holds a whole program.
+
+``call_p`` takes the program's inputs and a ``ClosedJaxpr`` param. Its impl
+runs the compiled program; its rules transform the *inner* program and bind
+``call_p`` again with the result, so every transform of a jitted function is
+itself a compiled program:
+
+- jvp: the inner program is linearized once, abstractly, into a *forward*
+  program (primal outputs plus residuals) and a *linear* program (residuals
+  and tangents to output tangents). Both are bound as calls, so under
+  ``grad(jit(f))`` the forward pass runs compiled now and the linear call is
+  what reverse mode stages and later transposes.
+- transpose: the linear program is transposed into a new program.
+- batch: the program is vmapped into a new program.
+
+Derived programs are cached per (program, which inputs carry tangents /
+which are batched), so a transform traces the inner program only once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Sequence
+
+from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, zeros_array
+from funcdiff.interpreters.batching import vmap_flat
+from funcdiff.interpreters.compile import CompiledProgram, compile_jaxpr
+from funcdiff.interpreters.linearize import linearize_flat
+from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
+from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
+
+call_p = Primitive("call", multiple_results=True)
+
+_compiled: "weakref.WeakKeyDictionary[ClosedJaxpr, CompiledProgram]" = weakref.WeakKeyDictionary()
+_derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def compiled(jaxpr: ClosedJaxpr, name: str = "program") -> CompiledProgram:
+    """The compiled form of ``jaxpr``, optimised and compiled on first use."""
+    prog = _compiled.get(jaxpr)
+    if prog is None:
+        from funcdiff.interpreters.passes import optimize
+        prog = _compiled[jaxpr] = compile_jaxpr(optimize(jaxpr), name)
+    return prog
+
+
+def _derived_cache(jaxpr: ClosedJaxpr) -> dict:
+    cache = _derived.get(jaxpr)
+    if cache is None:
+        cache = _derived[jaxpr] = {}
+    return cache
+
+
+def _call_impl(*args, jaxpr: ClosedJaxpr, name: str):
+    return compiled(jaxpr, name)(*args)
+
+
+def _call_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
+    return list(jaxpr.out_avals)
+
+
+def call(jaxpr: ClosedJaxpr, *args: Any, name: str = "program") -> list[Any]:
+    """Run ``jaxpr`` on ``args`` as one call (compiled when evaluated)."""
+    return bind(call_p, *args, jaxpr=jaxpr, name=name)
+
+
+# ---------------------------------------------------------------------------
+# jvp: linearize the inner program once, abstractly
+
+
+def _split_linearization(jaxpr: ClosedJaxpr, mask: tuple[bool, ...]):
+    """Forward program (primals -> outs + residuals) and linear program
+    (residuals + tangents -> tangent outs) of ``jaxpr``."""
+    record: dict = {}
+
+    def forward(*primals):
+        outs, lin = linearize_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a),
+                                   primals, in_mask=list(mask))
+        # residuals that depend on the inputs are outputs of the forward program
+        res_idx = [i for i, c in enumerate(lin.jaxpr.consts) if isinstance(c, JaxprTracer)]
+        record.update(lin=lin, res_idx=res_idx)
+        return list(outs) + [lin.jaxpr.consts[i] for i in res_idx]
+
+    fwd = trace_to_jaxpr(forward, jaxpr.in_avals)
+    lin, res_idx = record["lin"], record["res_idx"]
+    j = lin.jaxpr.jaxpr
+    res_set = set(res_idx)
+    res_vars = [j.constvars[i] for i in res_idx]
+    const_vars = [v for i, v in enumerate(j.constvars) if i not in res_set]
+    const_vals = [c for i, c in enumerate(lin.jaxpr.consts) if i not in res_set]
+    linear = ClosedJaxpr(Jaxpr(const_vars, res_vars + list(j.invars), j.eqns, j.outvars),
+                         const_vals)
+    return fwd, linear, len(res_idx), lin.out_is_zero, lin.out_avals
+
+
+def _call_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+    mask = tuple(type(t) is not Zero for t in tangents)
+    cache = _derived_cache(jaxpr)
+    key = ("jvp", mask)
+    if key not in cache:
+        cache[key] = _split_linearization(jaxpr, mask)
+    fwd, linear, n_res, out_is_zero, out_avals = cache[key]
+    results = bind(call_p, *primals, jaxpr=fwd, name=name + "_fwd")
+    n_out = len(results) - n_res
+    primal_outs, residuals = results[:n_out], results[n_out:]
+    nonzero = [t for t in tangents if type(t) is not Zero]
+    staged = iter(bind(call_p, *residuals, *nonzero, jaxpr=linear, name=name + "_lin"))
+    tangent_outs = [Zero(a) if z else next(staged) for a, z in zip(out_avals, out_is_zero)]
+    return primal_outs, tangent_outs
+
+
+# ---------------------------------------------------------------------------
+# transpose: a new program running the inner one backwards
+
+
+def _transposed(jaxpr: ClosedJaxpr, undefined: tuple[bool, ...], ct_mask: tuple[bool, ...]):
+    in_avals = jaxpr.in_avals
+    defined_avals = [a for a, u in zip(in_avals, undefined) if not u]
+    ct_avals = [a for a, m in zip(jaxpr.out_avals, ct_mask) if m]
+
+    def backward(*args):
+        defined, cts = iter(args[:len(defined_avals)]), iter(args[len(defined_avals):])
+        linear_args = [UndefinedPrimal(a) if u else next(defined) for a, u in zip(in_avals, undefined)]
+        cts_out = [next(cts) if m else Zero(a) for a, m in zip(jaxpr.out_avals, ct_mask)]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, linear_args, cts_out)
+        return [zeros_array(a) if ct is None or type(ct) is Zero else ct
+                for ct, a, u in zip(cts_in, in_avals, undefined) if u]
+
+    return trace_to_jaxpr(backward, defined_avals + ct_avals)
+
+
+def _call_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+    undefined = tuple(is_undefined(a) for a in args)
+    ct_mask = tuple(type(c) is not Zero for c in cts)
+    cache = _derived_cache(jaxpr)
+    key = ("transpose", undefined, ct_mask)
+    if key not in cache:
+        cache[key] = _transposed(jaxpr, undefined, ct_mask)
+    defined = [a for a in args if not is_undefined(a)]
+    nonzero = [c for c in cts if type(c) is not Zero]
+    cts_in = iter(bind(call_p, *defined, *nonzero, jaxpr=cache[key], name=name + "_T"))
+    return [next(cts_in) if u else None for u in undefined]
+
+
+# ---------------------------------------------------------------------------
+# batch: a new program over batched values
+
+
+def _batched(jaxpr: ClosedJaxpr, dims: tuple, size: int, in_avals: Sequence[ShapedArray]):
+    def run(*args):
+        return vmap_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), size,
+                         list(dims), args, 0)
+    return trace_to_jaxpr(run, list(in_avals))
+
+
+def _call_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
+    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    in_avals = [get_aval(v) for v in vals]
+    cache = _derived_cache(jaxpr)
+    key = ("batch", tuple(dims), size)
+    if key not in cache:
+        cache[key] = _batched(jaxpr, tuple(dims), size, in_avals)
+    outs = bind(call_p, *vals, jaxpr=cache[key], name=name + "_vmap")
+    return outs, [0] * len(outs)
+
+
+def _call_cost(*avals, jaxpr: ClosedJaxpr, name: str):
+    from funcdiff.interpreters.passes import program_cost
+    return program_cost(jaxpr)
+
+
+call_p.impl = _call_impl
+call_p.abstract_eval = _call_abstract_eval
+call_p.jvp = _call_jvp
+call_p.transpose = _call_transpose
+call_p.batch = _call_batch
+call_p.cost = _call_cost
+call_p.linear = False  # linear only in its tangent inputs; the transpose handles both
+
+
+def is_tracer(x: Any) -> bool:
+    return isinstance(x, Tracer)

@@ -1,0 +1,122 @@
+"""Argument handling shared by all of funcdiff.numpy.
+
+Converts what users pass (arrays, tracers, Python scalars, nested lists) into
+values primitives accept, promotes dtypes the numpy-2 way (through
+``funcdiff.dtypes.result_type``, the one place promotion is computed),
+normalises axes, and rejects arguments funcdiff does not support with errors
+that name the function and the argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import Tracer, get_aval
+from funcdiff.errors import AxisError, UnsupportedNumpyError
+from funcdiff.primitives import elementwise, structural
+
+_PY_SCALARS = (bool, int, float)
+
+
+def is_tracer(x: Any) -> bool:
+    return isinstance(x, Tracer)
+
+
+def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
+    """``x`` as an array or tracer funcdiff can bind (lists become numpy arrays)."""
+    if isinstance(x, Tracer):
+        if dtype is not None and x.dtype != np.dtype(dtype):
+            return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))
+        return x
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
+        from funcdiff.numpy import _shape
+        return _shape.stack_nested(x, dtype)
+    arr = np.asarray(x, dtype=dtype)
+    if arr.dtype.kind not in "biuf":
+        dtypes.check_dtype(arr.dtype, f"the input of {name}")
+    return arr
+
+
+def _flat(x):
+    for e in x:
+        if isinstance(e, (list, tuple)):
+            yield from _flat(e)
+        else:
+            yield e
+
+
+def dtype_of(x: Any) -> np.dtype:
+    return x.dtype if hasattr(x, "dtype") else dtypes.dtype_of(x)
+
+
+def promote(name: str, *args: Any) -> list[Any]:
+    """Convert ``args`` to one dtype by numpy-2 rules; Python scalars are weak."""
+    dtype = dtypes.result_type(*args)
+    return [cast(a, dtype) for a in args]
+
+
+def promote_to_float(name: str, *args: Any) -> list[Any]:
+    """Like ``promote``, then ints and bools become float64 (as numpy's float ufuncs do)."""
+    dtype = dtypes.result_type(*args)
+    if not dtypes.is_float(dtype):
+        dtype = dtypes.default_float
+    return [cast(a, dtype) for a in args]
+
+
+def cast(x: Any, dtype: np.dtype) -> Any:
+    """``x`` with dtype ``dtype``; Python scalars become 0-d numpy arrays."""
+    if type(x) in _PY_SCALARS:
+        return np.asarray(x, dtype=dtype)
+    if isinstance(x, Tracer):
+        if x.dtype == dtype:
+            return x
+        return elementwise.convert_element_type(x, new_dtype=dtype)
+    x = asarray(x)
+    if x.dtype == dtype:
+        return x
+    return elementwise.convert_element_type(x, new_dtype=dtype)
+
+
+def normalize_axis(axis: Any, ndim: int, name: str) -> int:
+    try:
+        axis = int(axis)
+    except TypeError:
+        raise AxisError(f"{name}: axis must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < max(ndim, 1):
+        raise AxisError(f"{name}: axis {axis} is out of range for an array of rank {ndim}")
+    return axis % max(ndim, 1)
+
+
+def normalize_axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    """``axis`` (None, int or tuple) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(a, ndim, name) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise AxisError(f"{name}: repeated axis in {axis}")
+        return tuple(sorted(axes))
+    return (normalize_axis(axis, ndim, name),)
+
+
+def reject(name: str, **kwargs: Any) -> None:
+    """Raise for numpy arguments funcdiff does not support when they are not default."""
+    for key, value in kwargs.items():
+        if value is not None:
+            raise UnsupportedNumpyError(
+                f"funcdiff.numpy.{name} does not support the argument {key}= "
+                f"(funcdiff arrays are immutable and functions are pure); call it without "
+                f"{key}= and use the returned value.")
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    return get_aval(x).shape if not isinstance(x, (list, tuple)) else np.shape(x)
+
+
+def broadcast_arrays_of(name: str, *args: Any) -> list[Any]:
+    from funcdiff.primitives.cards import broadcast_shapes
+    shape = broadcast_shapes(name, *[shape_of(a) for a in args])
+    return [structural.broadcast_to(a, shape) for a in args]
