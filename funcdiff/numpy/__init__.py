@@ -1,0 +1,67 @@
+"""funcdiff.numpy: the numpy API built from funcdiff primitives.
+
+``import funcdiff.numpy as fnp`` gives numpy's names with numpy 2's semantics
+(broadcasting, dtype promotion with weak Python scalars, axes, ``keepdims``).
+Outside transforms the functions take and return plain numpy arrays; inside
+``grad``, ``jvp``, ``vmap``, ``jit`` or ``make_jaxpr`` they work on tracers, so
+the same code is differentiated, batched and compiled.
+
+>>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+>>> float(fd.grad(lambda x: fnp.sum(fnp.sin(x)))(np.zeros(3))[0])
+1.0
+
+The namespace is assembled here from the modules of the package, one concept
+each: ``_ufuncs`` (elementwise functions, creation, reductions), ``_shape``,
+``_indexing``, ``_linalg_basic``, ``_sorting`` and ``_interop`` (tracer
+operators and numpy dispatch), plus numpy's constants, scalar types and dtype
+helpers re-exported as they are.
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from funcdiff import dtypes as _dtypes
+from funcdiff.numpy import _ufuncs
+from funcdiff.numpy._ufuncs import *  # noqa: F401,F403  (names listed in _ufuncs.__all__)
+
+# numpy objects that carry no computation: constants, scalar types, dtype helpers.
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
+newaxis = None
+ndarray, dtype, generic, number = _np.ndarray, _np.dtype, _np.generic, _np.number
+bool_, bool = _np.bool_, _np.bool_  # noqa: A001  (numpy 2 spells it np.bool too)
+integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
+inexact, floating = _np.inexact, _np.floating
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+intp, uintp = _np.intp, _np.uintp
+finfo, iinfo = _np.finfo, _np.iinfo
+issubdtype, promote_types, can_cast = _np.issubdtype, _np.promote_types, _np.can_cast
+result_type = _dtypes.result_type  # accepts tracers; Python scalars are weak as in numpy 2
+
+_NUMPY_OBJECTS = [
+    "pi", "e", "inf", "nan", "euler_gamma", "newaxis", "ndarray", "dtype", "generic",
+    "number", "bool_", "bool", "integer", "signedinteger", "unsignedinteger", "inexact",
+    "floating", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "intp", "uintp", "finfo", "iinfo", "issubdtype",
+    "promote_types", "can_cast", "result_type",
+]
+
+# The namespace: each module lists its public names in __all__.
+from funcdiff.numpy import _indexing, _linalg_basic, _shape, _sorting  # noqa: E402
+from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
+from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
+from funcdiff.numpy._shape import *  # noqa: F401,F403,E402
+from funcdiff.numpy._sorting import *  # noqa: F401,F403,E402
+
+# _interop gives tracers the array operators and numpy's dispatch protocols (the
+# only import-time side effect of this package); it must run after the names
+# above exist. Its own helpers stay in the module.
+from funcdiff.numpy import _interop  # noqa: E402
+
+_interop.install_tracer_methods()
+
+__all__ = sorted(set(_ufuncs.__all__) | set(_NUMPY_OBJECTS) | set(_indexing.__all__)
+                 | set(_linalg_basic.__all__) | set(_shape.__all__) | set(_sorting.__all__))
+
