@@ -73,6 +73,9 @@ _SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
                  bool: np.dtype(np.bool_)}
 
 
+_checked_dtypes: dict[np.dtype, np.dtype] = {}  # dtypes check_dtype has accepted
+
+
 def get_aval(x: Any) -> ShapedArray:
     """The abstract value of a tracer, numpy array, numpy scalar or Python scalar."""
     if isinstance(x, Tracer):
@@ -81,7 +84,10 @@ def get_aval(x: Any) -> ShapedArray:
     if dtype is not None:
         return ShapedArray((), dtype)
     if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(x.shape, dtypes.check_dtype(x.dtype))
+        dtype = _checked_dtypes.get(x.dtype)
+        if dtype is None:
+            dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype)
+        return ShapedArray(x.shape, dtype)
     raise InvalidArgumentError(
         f"funcdiff expected an array, a tracer or a Python scalar, but got "
         f"{type(x).__name__}: {x!r:.80}. Convert it with numpy.asarray first.")

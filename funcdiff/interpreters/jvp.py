@@ -17,16 +17,20 @@ from funcdiff.errors import DifferentiationError
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
 
     def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval = None
 
     @property
     def aval(self):
-        return get_aval(self.primal)
+        aval = self._aval
+        if aval is None:
+            aval = self._aval = get_aval(self.primal)
+        return aval
 
     def to_concrete(self, operation: str) -> Any:
         p = self.primal
@@ -44,7 +48,12 @@ class JVPTrace(Trace):
     def process_primitive(self, primitive: Primitive, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
-        if all(type(t) is Zero for t in tangents) or primitive.nondifferentiable:
+        all_zero = True
+        for t in tangents:
+            if type(t) is not Zero:
+                all_zero = False
+                break
+        if all_zero or primitive.nondifferentiable:
             out = primitive.bind(*primals, **params)
             if primitive.multiple_results:
                 return [JVPTracer(self, o, Zero(tangent_aval(get_aval(o)))) for o in out]
