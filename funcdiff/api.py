@@ -28,6 +28,10 @@ from funcdiff.tree_util import (PyTreeDef, broadcast_prefix, tree_flatten, tree_
 # ---------------------------------------------------------------------------
 # Argument handling
 
+# functools.wraps without copying the wrapped object's __dict__: a transform of a
+# jitted function must not inherit its cache.
+_wraps = functools.partial(functools.wraps, updated=())
+
 
 def _as_leaf(x: Any, transform: str, where: str) -> Any:
     """A pytree leaf as an array-like funcdiff can trace, or a clear error.
@@ -174,7 +178,7 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callabl
     """
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(f)
+    @_wraps(f)
     def make(*args):
         nums = _normalize_argnums(static, len(args), "make_jaxpr") if static else ()
         dyn_nums = tuple(i for i in range(len(args)) if i not in nums)
@@ -417,7 +421,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     >>> float(v), float(g)
     (9.0, 6.0)
     """
-    @functools.wraps(f)
+    @_wraps(f)
     def value_and_grad_f(*args, **kwargs):
         nums = _normalize_argnums(argnums, len(args), "grad")
         _check_differentiable(args, nums, args, "grad")
@@ -476,7 +480,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
     """
     vg = value_and_grad(f, argnums, has_aux)
 
-    @functools.wraps(f)
+    @_wraps(f)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
@@ -556,7 +560,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
-    @functools.wraps(f)
+    @_wraps(f)
     def vmapped(*args):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise BatchingError(
@@ -643,7 +647,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
               name: str) -> Callable:
     from funcdiff.primitives import structural
 
-    @functools.wraps(f)
+    @_wraps(f)
     def jac_f(*args):
         nums = _normalize_argnums(argnums, len(args), name)
         _check_differentiable(args, nums, args, name)
@@ -807,7 +811,7 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     if mode not in ("auto", "fwd", "rev"):
         raise InvalidArgumentError(f"jacobian mode must be 'auto', 'fwd' or 'rev', not {mode!r}")
 
-    @functools.wraps(f)
+    @_wraps(f)
     def jac_f(*args):
         chosen = mode
         if mode == "auto":
@@ -910,7 +914,7 @@ class Jitted:
         self.static_argnames = tuple(static_argnames)
         self.trace_count = 0
         self._cache: dict = {}
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f, updated=())  # never copy f's __dict__ (f may be Jitted)
 
     def _split(self, args: tuple, kwargs: dict):
         nargs = len(args)

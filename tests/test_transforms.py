@@ -310,3 +310,16 @@ def test_has_aux_requires_pair():
 def test_argnums_out_of_range():
     with pytest.raises(InvalidArgumentError, match="argnums"):
         fd.grad(lambda x: x, argnums=2)(1.0)
+
+
+def test_transforms_of_a_jitted_function_have_their_own_cache():
+    # functools.wraps used to copy a Jitted's __dict__ (its cache) into the wrapper,
+    # so jit(jacfwd(jit(g))) replayed g's program instead of the Jacobian's.
+    A = rng.standard_normal((5, 4))
+    f = lambda x: fnp.sum(fnp.tanh(A @ x)) + fnp.sum(fnp.cos(x))
+    x = rng.standard_normal(4)
+    H = fd.hessian(f)(x)
+    g = fd.jit(fd.grad(f))
+    np.testing.assert_allclose(fd.jit(fd.jacfwd(g))(x), H, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fd.jit(fd.jacrev(g))(x), H, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fd.jit(fd.hessian(fd.jit(f)))(x), H, rtol=1e-12, atol=1e-14)
