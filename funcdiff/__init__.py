@@ -28,3 +28,6 @@ __all__ = [
 
 # funcdiff.numpy gives tracers numpy's operators and dispatch (np.sin(tracer) works)
 from funcdiff import numpy  # noqa: E402,F401
+from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
+from funcdiff.checkpoint import checkpoint, remat, checkpoint_name, checkpoint_policies  # noqa: E402
+from funcdiff.inspect import saved_residuals, cost_analysis  # noqa: E402

@@ -58,3 +58,7 @@ class JaxprTypeError(FunctionalDiffError, TypeError):
 
 class IndexOutOfBoundsError(FunctionalDiffError, IndexError):
     """An index lies outside the axis it indexes."""
+
+
+class CustomRuleError(FunctionalDiffError, ValueError):
+    """A custom_jvp or custom_vjp rule returned values of the wrong structure, shape or dtype."""
