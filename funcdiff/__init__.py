@@ -31,3 +31,4 @@ from funcdiff import numpy  # noqa: E402,F401
 from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from funcdiff.checkpoint import checkpoint, remat, checkpoint_name, checkpoint_policies  # noqa: E402
 from funcdiff.inspect import saved_residuals, cost_analysis  # noqa: E402
+from funcdiff import lax  # noqa: E402,F401

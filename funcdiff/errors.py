@@ -62,3 +62,7 @@ class IndexOutOfBoundsError(FunctionalDiffError, IndexError):
 
 class CustomRuleError(FunctionalDiffError, ValueError):
     """A custom_jvp or custom_vjp rule returned values of the wrong structure, shape or dtype."""
+
+
+class ControlFlowTypeError(FunctionalDiffError, TypeError):
+    """Branches or loop bodies of fd.lax control flow disagree on types or structure."""
