@@ -32,3 +32,4 @@ from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from funcdiff.checkpoint import checkpoint, remat, checkpoint_name, checkpoint_policies  # noqa: E402
 from funcdiff.inspect import saved_residuals, cost_analysis  # noqa: E402
 from funcdiff import lax  # noqa: E402,F401
+from funcdiff import nn  # noqa: E402,F401

@@ -70,14 +70,18 @@ class ShapedArray:
 
 
 _SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
-                 bool: np.dtype(np.bool_)}
+                 bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
 
 
 _checked_dtypes: dict[np.dtype, np.dtype] = {}  # dtypes check_dtype has accepted
 
 
 def get_aval(x: Any) -> ShapedArray:
-    """The abstract value of a tracer, numpy array, numpy scalar or Python scalar."""
+    """The abstract value of a tracer, numpy array, numpy scalar or Python scalar.
+
+    Complex values are accepted: they are intermediates (of funcdiff.numpy.fft);
+    the api layer keeps them out of transform inputs.
+    """
     if isinstance(x, Tracer):
         return x.aval
     dtype = _SCALAR_TYPES.get(type(x))
@@ -86,7 +90,7 @@ def get_aval(x: Any) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         dtype = _checked_dtypes.get(x.dtype)
         if dtype is None:
-            dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype)
+            dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
         return ShapedArray(x.shape, dtype)
     raise InvalidArgumentError(
         f"funcdiff expected an array, a tracer or a Python scalar, but got "
@@ -406,8 +410,8 @@ class Zero:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """Tangents of float values share their aval; others' tangents are float0 zeros."""
-    if dtypes.is_float(aval.dtype):
+    """Tangents of float and complex values share their aval; others' are float0 zeros."""
+    if dtypes.is_inexact(aval.dtype):
         return aval
     return ShapedArray(aval.shape, dtypes.float0)
 

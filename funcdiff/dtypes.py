@@ -1,6 +1,10 @@
 """Dtypes funcdiff accepts and numpy-2 (NEP 50) promotion, computed in one place.
 
 funcdiff supports boolean, signed and unsigned integer, and floating dtypes.
+complex64 and complex128 are supported as *intermediate* values only (they
+arise inside ``funcdiff.numpy.fft`` and ``funcdiff.numpy.real/imag/conj/abs``):
+``check_dtype`` rejects them unless its caller asks for ``allow_complex=True``,
+so transform inputs, ``dtype=`` arguments and casts stay real.
 Python scalars are *weak*: ``float32_array * 2.0`` stays float32, as in numpy 2.
 ``result_type`` is the single function every operation uses to promote; it is
 memoised on the (dtype or Python-scalar type) of its arguments, so promotion
@@ -19,25 +23,61 @@ from funcdiff.errors import DTypeError
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
 
 _SUPPORTED_KINDS = frozenset("biuf")
-_SCALAR_STAND_INS = {bool: False, int: 0, float: 0.0}
+_COMPLEX_DTYPES = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
+_SCALAR_STAND_INS = {bool: False, int: 0, float: 0.0, complex: 0j}
 default_float = np.dtype(np.float64)
 default_int = np.dtype(np.int64)
 
 
-def check_dtype(dtype: Any, what: str = "value") -> np.dtype:
-    """Return ``dtype`` as a numpy dtype, raising DTypeError if funcdiff cannot use it."""
+def check_dtype(dtype: Any, what: str = "value", *, allow_complex: bool = False) -> np.dtype:
+    """Return ``dtype`` as a numpy dtype, raising DTypeError if funcdiff cannot use it.
+
+    complex64/complex128 pass only with ``allow_complex=True`` (intermediate values).
+    """
     dtype = np.dtype(dtype)
     if dtype.kind not in _SUPPORTED_KINDS:
+        if allow_complex and dtype in _COMPLEX_DTYPES:
+            return dtype
+        if dtype.kind == "c":
+            raise DTypeError(
+                f"funcdiff does not support {what} of dtype {dtype}: complex numbers are "
+                "supported only as intermediate values (inside funcdiff.numpy.fft and "
+                "funcdiff.numpy.real/imag/conj/abs/angle), not as transform inputs, "
+                "dtype= arguments or cast targets. Pass the real and imaginary parts as "
+                "two float arrays and combine them inside the function.")
         raise DTypeError(
             f"funcdiff does not support {what} of dtype {dtype}; it supports bool, "
-            "integer and floating dtypes (complex numbers only inside funcdiff.numpy.fft). "
+            "integer and floating dtypes (complex numbers only as intermediate values). "
             "Convert the input with .astype(float) first.")
     return dtype
 
 
 def is_float(dtype: np.dtype) -> bool:
-    """True for floating dtypes, the only ones funcdiff differentiates."""
+    """True for real floating dtypes."""
     return dtype.kind == "f"
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    """True for complex dtypes."""
+    return dtype.kind == "c"
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    """True for floating and complex dtypes: the values that carry tangents."""
+    return dtype.kind in "fc"
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype with ``dtype``'s precision: float32 -> complex64, else complex128."""
+    return np.dtype(np.complex64) if dtype in _SINGLE else np.dtype(np.complex128)
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real dtype of a complex dtype's parts (complex64 -> float32); floats map to themselves."""
+    return np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+
+
+_SINGLE = frozenset({np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64)})
 
 
 def _key(x: Any) -> Any:
@@ -67,7 +107,7 @@ def _result_type_of_keys(*keys: Any) -> np.dtype:
         dtype = np.result_type(*stand_ins)
     except TypeError as e:
         raise DTypeError(f"funcdiff cannot promote the dtypes {keys}: {e}") from None
-    return check_dtype(dtype)
+    return check_dtype(dtype, allow_complex=True)
 
 
 def result_type(*args: Any) -> np.dtype:

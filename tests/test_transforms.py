@@ -197,7 +197,7 @@ def test_jacobians_agree(n, m):
     np.testing.assert_allclose(fd.jacrev(f)(x), J, rtol=1e-10, atol=1e-12)
     jac = fd.jacobian(f)
     np.testing.assert_allclose(jac(x), J, rtol=1e-10, atol=1e-12)
-    assert jac.last_mode == ("fwd" if n < m else "rev")
+    assert jac.last_mode == ("fwd" if n <= m else "rev")
 
 
 def test_jacobian_pytree_shapes():

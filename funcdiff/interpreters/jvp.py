@@ -72,11 +72,11 @@ class JVPTrace(Trace):
 
 
 def _checked_tangent(primal: Any, tangent: Any) -> Any:
-    """Tangents of non-float values are always the symbolic zero."""
+    """Tangents of integer and boolean values are always the symbolic zero."""
     if type(tangent) is Zero:
         return tangent
     aval = get_aval(primal)
-    if not dtypes.is_float(aval.dtype):
+    if not dtypes.is_inexact(aval.dtype):
         return Zero(tangent_aval(aval))
     return tangent
 

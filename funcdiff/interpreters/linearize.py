@@ -40,14 +40,14 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
                    in_mask: Sequence[bool] | None = None) -> tuple[list[Any], LinearFunction]:
     """Evaluate ``fun`` at ``primals`` and stage its linearization.
 
-    ``in_mask`` selects the inputs to differentiate (default: the float ones);
+    ``in_mask`` selects the inputs to differentiate (default: the float and complex ones);
     the others get zero tangents and are not inputs of the linear jaxpr.
     """
     with new_main(JaxprTrace, JaxprBuilder()) as staging:
         strace = staging.trace
         in_avals = [get_aval(p) for p in primals]
         if in_mask is None:
-            in_mask = [dtypes.is_float(a.dtype) for a in in_avals]
+            in_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
         tangent_tracers = [strace.new_arg(a) for a, m in zip(in_avals, in_mask) if m]
         it = iter(tangent_tracers)
         tangents = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, in_mask)]

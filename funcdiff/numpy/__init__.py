@@ -11,8 +11,11 @@ the same code is differentiated, batched and compiled.
 1.0
 
 The namespace is assembled here from the modules of the package, one concept
-each: ``_ufuncs`` (elementwise functions, creation, reductions), ``_shape``,
-``_indexing``, ``_linalg_basic``, ``_sorting`` and ``_interop`` (tracer
+each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
+creation (``_creation``, ``_diagonals``), reductions (``_reductions``,
+``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_joining``,
+``_tiling``, ``_padding``, ``_take_put``), ``_indexing``, products
+(``_linalg_basic``, ``_einsum``), ``_sorting`` and ``_interop`` (tracer
 operators and numpy dispatch), plus numpy's constants, scalar types and dtype
 helpers re-exported as they are.
 """
@@ -22,8 +25,17 @@ from __future__ import annotations
 import numpy as _np
 
 from funcdiff import dtypes as _dtypes
-from funcdiff.numpy import _ufuncs
-from funcdiff.numpy._ufuncs import *  # noqa: F401,F403  (names listed in _ufuncs.__all__)
+# Elementwise functions, creation and reductions: each module lists its names in __all__.
+from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
+                            _quantiles, _reductions, _rounding)
+from funcdiff.numpy._arithmetic import *  # noqa: F401,F403
+from funcdiff.numpy._rounding import *  # noqa: F401,F403
+from funcdiff.numpy._logic import *  # noqa: F401,F403
+from funcdiff.numpy._creation import *  # noqa: F401,F403
+from funcdiff.numpy._diagonals import *  # noqa: F401,F403
+from funcdiff.numpy._reductions import *  # noqa: F401,F403
+from funcdiff.numpy._quantiles import *  # noqa: F401,F403
+from funcdiff.numpy._nan_reductions import *  # noqa: F401,F403
 
 # numpy objects that carry no computation: constants, scalar types, dtype helpers.
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
@@ -49,10 +61,16 @@ _NUMPY_OBJECTS = [
 ]
 
 # The namespace: each module lists its public names in __all__.
-from funcdiff.numpy import _indexing, _linalg_basic, _shape, _sorting  # noqa: E402
+from funcdiff.numpy import (_einsum, _indexing, _joining, _linalg_basic, _padding,  # noqa: E402
+                            _shape, _sorting, _take_put, _tiling)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
+from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
 from funcdiff.numpy._shape import *  # noqa: F401,F403,E402
+from funcdiff.numpy._joining import *  # noqa: F401,F403,E402
+from funcdiff.numpy._tiling import *  # noqa: F401,F403,E402
+from funcdiff.numpy._padding import *  # noqa: F401,F403,E402
+from funcdiff.numpy._take_put import *  # noqa: F401,F403,E402
 from funcdiff.numpy._sorting import *  # noqa: F401,F403,E402
 
 # _interop gives tracers the array operators and numpy's dispatch protocols (the
@@ -62,6 +80,10 @@ from funcdiff.numpy import _interop  # noqa: E402
 
 _interop.install_tracer_methods()
 
-__all__ = sorted(set(_ufuncs.__all__) | set(_NUMPY_OBJECTS) | set(_indexing.__all__)
-                 | set(_linalg_basic.__all__) | set(_shape.__all__) | set(_sorting.__all__))
+_MODULES = (_arithmetic, _rounding, _logic, _creation, _diagonals, _reductions, _quantiles,
+            _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
+            _linalg_basic, _einsum, _sorting)
+__all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
+from funcdiff.numpy import linalg  # noqa: E402,F401
+from funcdiff.numpy import fft  # noqa: E402,F401

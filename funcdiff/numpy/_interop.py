@@ -81,8 +81,8 @@ _QUERIES = {
     if isinstance(a, Tracer) else np.size(a, axis),
     "result_type": lambda *args: np.result_type(*[_dtype_or_value(a) for a in args]),
     "can_cast": lambda from_, to, casting="safe": np.can_cast(_dtype_or_value(from_), to, casting),
-    "iscomplexobj": lambda x: False if isinstance(x, Tracer) else np.iscomplexobj(x),
-    "isrealobj": lambda x: True if isinstance(x, Tracer) else np.isrealobj(x),
+    "iscomplexobj": lambda x: x.dtype.kind == "c" if isinstance(x, Tracer) else np.iscomplexobj(x),
+    "isrealobj": lambda x: x.dtype.kind != "c" if isinstance(x, Tracer) else np.isrealobj(x),
     "copy": lambda a, order="K", subok=False: a,  # funcdiff values are immutable
 }
 
@@ -355,9 +355,16 @@ def _identity(self, *args, **kwargs):
     return self
 
 
+def _real(self):
+    return _fnp().real(self)
+
+
 def _imag(self):
-    from funcdiff.primitives import structural
-    return structural.full(self.shape, 0, self.dtype)
+    return _fnp().imag(self)
+
+
+def _conj(self):
+    return _fnp().conjugate(self)
 
 
 def _nonzero(self):
@@ -405,8 +412,8 @@ def _tracer_methods() -> dict[str, tuple[Any, str | None]]:
     for name, value in dict(
             __getitem__=_getitem, at=property(_at), reshape=_reshape_method,
             transpose=_transpose_method, T=property(lambda self: _transpose_method(self)),
-            mT=property(_swap_last_two), astype=_astype, copy=_identity, conj=_identity,
-            conjugate=_identity, real=property(_identity), imag=property(_imag),
+            mT=property(_swap_last_two), astype=_astype, copy=_identity, conj=_conj,
+            conjugate=_conj, real=property(_real), imag=property(_imag),
             nonzero=_nonzero, __array__=_array, __array_ufunc__=_array_ufunc,
             __array_function__=_array_function).items():
         methods[name] = (value, None)

@@ -1,20 +1,13 @@
-"""Basic linear algebra of funcdiff.numpy: products, einsum, trace, cross, convolution.
+"""Basic linear algebra of funcdiff.numpy: products, trace, kron, cross, convolution.
 
-Every product is a contraction of labelled axes, so one helper,
-``_contract_pair``, serves dot, vdot, inner, matmul, tensordot and einsum: it
-gives each operand's axes labels, sums labels that only one operand has and
-nobody needs, and maps the rest onto ONE ``dot_general`` (shared labels that
-are kept become batch axes, shared labels that are not kept are contracted),
-whose impl reaches BLAS. Products with nothing to contract are a broadcasting
-``mul``. Size-1 axes that numpy would broadcast are squeezed away first, so
-``matmul``'s broadcasting of leading dimensions never materialises a copy.
-
-Diagonals (einsum's repeated labels, ``trace``) are strided slices of the two
-axes flattened into one: the diagonal of an ``n x m`` block is every
-``(m+1)``-th element. That is one reshape and one ``slice``, linear, batchable
-and differentiable without index arrays. ``convolve``/``correlate`` gather
-sliding windows and contract them with the kernel in one ``dot_general``
-(in a few row chunks when the window matrix would be large).
+Every product is a contraction of labelled axes by ``_contract_pair`` (see
+``_contraction``): one ``dot_general``, whose impl reaches BLAS, or a
+broadcasting ``mul`` when nothing is contracted. ``trace`` takes its diagonal
+as a strided slice of the two axes flattened into one: linear, batchable and
+differentiable without index arrays. ``convolve``/``correlate`` gather sliding
+windows and contract them with the kernel in one ``dot_general`` (in a few row
+chunks when the window matrix would be large). ``einsum`` lives in ``_einsum``
+and is re-exported here.
 
 Python scalars are converted like numpy converts them here (``np.asarray``),
 so ``dot(float32_array, 2.0)`` is float64, as in numpy.
@@ -22,32 +15,25 @@ so ``dot(float32_array, 2.0)`` is float64, as in numpy.
 
 from __future__ import annotations
 
-import functools
-import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from funcdiff.core import get_aval
-from funcdiff.errors import (AxisError, DTypeError, FunctionalDiffError, InvalidArgumentError,
-                             ShapeError)
+from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
+from funcdiff.numpy._contraction import (_arrange, _bool_in, _bool_out, _contract_pair,
+                                         _diagonal_last, _reshape, _shape)
+from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
+    EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, reductions, structural
 from funcdiff.primitives.cards import broadcast_shapes
 from funcdiff.primitives.dot import dot_general
 
 
-class EinsumSubscriptError(FunctionalDiffError, ValueError):
-    """einsum subscripts are malformed or disagree with the operands."""
-
-
 # ---------------------------------------------------------------------------
 # Shared helpers
-
-
-def _shape(x) -> tuple[int, ...]:
-    return x.shape  # arrays, numpy scalars and tracers (Python scalars are converted first)
 
 
 def _prepare(name: str, *args: Any) -> list[Any]:
@@ -59,142 +45,6 @@ def _prepare(name: str, *args: Any) -> list[Any]:
         return list(args)
     arrays = [_util.asarray(a, name) for a in args]
     return _util.promote(name, *arrays)
-
-
-def _reshape(x, shape):
-    shape = tuple(shape)
-    return x if _shape(x) == shape else structural.reshape(x, new_sizes=shape)
-
-
-def _transpose(x, perm):
-    perm = tuple(perm)
-    return x if perm == tuple(range(len(perm))) else structural.transpose(x, permutation=perm)
-
-
-def _bool_in(arrays: list) -> tuple[list, bool]:
-    """Boolean products are computed in int64 and compared with 0 afterwards
-    (numpy's boolean dot is an OR of ANDs); dot_general multiplies numbers."""
-    if arrays and _util.dtype_of(arrays[0]) == np.bool_:
-        return [ew.convert_element_type(a, new_dtype=np.dtype(np.int64)) for a in arrays], True
-    return arrays, False
-
-
-def _bool_out(x, was_bool: bool):
-    return ew.ne(x, np.zeros((), np.int64)) if was_bool else x
-
-
-def _sum_labels(x, labels: tuple, drop) -> tuple[Any, tuple]:
-    axes = tuple(i for i, l in enumerate(labels) if l in drop)
-    if not axes:
-        return x, labels
-    return reductions.reduce_sum(x, axes=axes), tuple(l for l in labels if l not in drop)
-
-
-def _squeeze_labels(x, labels: tuple, sizes: dict) -> tuple[Any, tuple]:
-    """Drop size-1 axes whose label is larger elsewhere: numpy broadcasts them,
-    and a size-1 axis contributes one factor, so dropping it is exact."""
-    shape = _shape(x)
-    keep = [i for i, l in enumerate(labels) if not (shape[i] == 1 and sizes[l] != 1)]
-    if len(keep) == len(labels):
-        return x, labels
-    return (_reshape(x, [shape[i] for i in keep]), tuple(labels[i] for i in keep))
-
-
-def _label_sizes(name: str, pairs) -> dict:
-    """Size of each label over (shape, labels) pairs; size 1 broadcasts."""
-    sizes: dict = {}
-    for shape, labels in pairs:
-        for size, label in zip(shape, labels):
-            old = sizes.get(label, 1)
-            if size != 1 and old != 1 and size != old:
-                shapes = " and ".join(str(tuple(s)) for s, _ in pairs)
-                raise ShapeError(
-                    f"{name}: operands of shapes {shapes} disagree on the size of a "
-                    f"contracted or aligned axis ({old} vs {size}). Those axes must have "
-                    "equal sizes (or size 1 to broadcast).")
-            if size != 1 or label not in sizes:
-                sizes[label] = size if size != 1 else old
-    return sizes
-
-
-def _contract_pair(x, x_labels: tuple, y, y_labels: tuple, keep: Sequence) -> tuple[Any, tuple]:
-    """The product of ``x`` and ``y`` whose axes carry the given (distinct) labels,
-    summed over every label not in ``keep``.
-
-    Returns the result and its axis labels: batch labels (in ``keep`` order),
-    then ``x``'s free labels, then ``y``'s, as ``dot_general`` lays them out.
-    """
-    keep_pos = {l: i for i, l in enumerate(keep)}
-    sizes = _label_sizes("contraction", [(_shape(x), x_labels), (_shape(y), y_labels)])
-    x, x_labels = _squeeze_labels(x, x_labels, sizes)
-    y, y_labels = _squeeze_labels(y, y_labels, sizes)
-    x_set, y_set = set(x_labels), set(y_labels)
-    x, x_labels = _sum_labels(x, x_labels, {l for l in x_labels
-                                             if l not in y_set and l not in keep_pos})
-    y, y_labels = _sum_labels(y, y_labels, {l for l in y_labels
-                                             if l not in x_set and l not in keep_pos})
-    shared = [l for l in x_labels if l in y_set]
-    batch = sorted((l for l in shared if l in keep_pos), key=keep_pos.get)
-    contract = [l for l in shared if l not in keep_pos]
-    x_free = [l for l in x_labels if l not in y_set]
-    y_free = [l for l in y_labels if l not in x_set]
-    out_labels = tuple(batch + x_free + y_free)
-    if not contract:  # nothing to sum: a broadcasting elementwise product
-        x_shape, y_shape = _shape(x), _shape(y)
-        x = _transpose(x, [x_labels.index(l) for l in batch + x_free])
-        x = _reshape(x, [x_shape[x_labels.index(l)] for l in batch + x_free] + [1] * len(y_free))
-        y = _transpose(y, [y_labels.index(l) for l in batch + y_free])
-        y = _reshape(y, [y_shape[y_labels.index(l)] for l in batch] + [1] * len(x_free)
-                     + [y_shape[y_labels.index(l)] for l in y_free])
-        return ew.mul(x, y), out_labels
-    numbers = ((tuple(x_labels.index(l) for l in contract),
-                tuple(y_labels.index(l) for l in contract)),
-               (tuple(x_labels.index(l) for l in batch),
-                tuple(y_labels.index(l) for l in batch)))
-    return dot_general(x, y, dimension_numbers=numbers), out_labels
-
-
-def _arrange(x, labels: tuple, out_labels: Sequence, out_shape: Sequence[int]):
-    """``x`` (axes labelled ``labels``, a subset of ``out_labels``) transposed into
-    ``out_labels`` order and broadcast to ``out_shape`` (labels it lacks)."""
-    present = [l for l in out_labels if l in labels]
-    x = _transpose(x, [labels.index(l) for l in present])
-    out_shape = tuple(out_shape)
-    if len(present) == len(out_labels):
-        return _reshape(x, out_shape)
-    x_shape = _shape(x)
-    dims = tuple(i for i, l in enumerate(out_labels) if l in labels)
-    if x_shape == tuple(out_shape[d] for d in dims):
-        return structural.broadcast_in_dim(x, shape=out_shape, broadcast_dimensions=dims)
-    x = _reshape(x, [x_shape[present.index(l)] if l in labels else 1 for l in out_labels])
-    return structural.broadcast_to(x, out_shape)
-
-
-def _diagonal_last(x, offset: int, axis1: int, axis2: int):
-    """numpy.diagonal: the (offset) diagonal of axes ``axis1``/``axis2``, as the last axis.
-
-    The two axes are moved to the end and flattened; the diagonal is then every
-    ``(m+1)``-th element starting at the offset: one strided slice.
-    """
-    shape = _shape(x)
-    ndim = len(shape)
-    rest = [i for i in range(ndim) if i not in (axis1, axis2)]
-    x = _transpose(x, rest + [axis1, axis2])
-    n, m = shape[axis1], shape[axis2]
-    lead = [shape[i] for i in rest]
-    x = _reshape(x, lead + [n * m])
-    if offset >= 0:
-        start, count = offset, max(0, min(n, m - offset))
-    else:
-        start, count = -offset * m, max(0, min(n + offset, m))
-    if count == 0:
-        start, limit = 0, 0
-    else:
-        limit = start + (count - 1) * (m + 1) + 1
-    starts = (0,) * len(lead) + (start,)
-    limits = tuple(lead) + (limit,)
-    strides = (1,) * len(lead) + (m + 1,)
-    return structural.slice(x, start_indices=starts, limit_indices=limits, strides=strides)
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -413,222 +263,6 @@ def tensordot(a, b, axes=2):
         return _bool_out(_arrange(result, labels, out_labels, out_shape), was_bool)
     numbers = ((a_axes, b_axes), ((), ()))
     return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
-
-
-# ---------------------------------------------------------------------------
-# einsum
-
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def _sublist_to_term(sublist) -> str:
-    term = []
-    for s in sublist:
-        if s is Ellipsis:
-            term.append("...")
-        elif isinstance(s, (int, np.integer)) and 0 <= s < 52:
-            term.append(_LETTERS[int(s)])
-        else:
-            raise EinsumSubscriptError(
-                f"einsum: subscript lists may hold ints in [0, 52) and Ellipsis, got {s!r}")
-    return "".join(term)
-
-
-def _einsum_operands(args) -> tuple[str, list]:
-    """Subscripts and operands from either calling convention of numpy.einsum."""
-    if not args:
-        raise EinsumSubscriptError("einsum needs subscripts and at least one operand")
-    if isinstance(args[0], str):
-        return args[0], list(args[1:])
-    rest = list(args)
-    out = _sublist_to_term(rest.pop()) if len(rest) % 2 == 1 else None  # trailing output
-    operands, terms = rest[0::2], [_sublist_to_term(s) for s in rest[1::2]]
-    subscripts = ",".join(terms) + ("->" + out if out is not None else "")
-    return subscripts, operands
-
-
-def _parse_term(term: str, ndim: int, where: str) -> tuple[list, int]:
-    """Labels (ord of letters; Ellipsis placeholder) of one input term and its
-    number of ellipsis axes."""
-    if term.count("...") > 1 or term.replace("...", "").count(".") > 0:
-        raise EinsumSubscriptError(f"einsum: {where} '{term}' has a malformed ellipsis")
-    letters = term.replace("...", "")
-    for c in letters:
-        if c not in _LETTERS:
-            raise EinsumSubscriptError(
-                f"einsum: {where} '{term}' contains {c!r}; subscripts are letters a-z, A-Z "
-                "and '...'")
-    if "..." in term:
-        n_ellipsis = ndim - len(letters)
-        if n_ellipsis < 0:
-            raise EinsumSubscriptError(
-                f"einsum: {where} '{term}' has more subscripts than the operand has "
-                f"dimensions ({ndim})")
-        before, after = term.split("...")
-        labels = [ord(c) for c in before] + [Ellipsis] + [ord(c) for c in after]
-        return labels, n_ellipsis
-    if len(letters) != ndim:
-        raise EinsumSubscriptError(
-            f"einsum: {where} '{term}' has {len(letters)} subscripts but the operand has "
-            f"{ndim} dimensions")
-    return [ord(c) for c in letters], 0
-
-
-def _expand_ellipsis(labels: list, n: int) -> tuple:
-    """Replace the Ellipsis placeholder by ``n`` labels -n..-1 (right-aligned, so
-    ellipsis axes of different operands broadcast against each other)."""
-    out = []
-    for l in labels:
-        out.extend(range(-n, 0) if l is Ellipsis else [l])
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[list[tuple], tuple]:
-    subscripts = subscripts.replace(" ", "")
-    if subscripts.count("->") > 1:
-        raise EinsumSubscriptError(f"einsum: subscripts {subscripts!r} contain '->' twice")
-    inputs, arrow, output = subscripts.partition("->")
-    terms = inputs.split(",")
-    if len(terms) != len(ndims):
-        raise EinsumSubscriptError(
-            f"einsum: subscripts {subscripts!r} describe {len(terms)} operands but "
-            f"{len(ndims)} were given")
-    parsed = [_parse_term(t, n, f"operand {i} subscripts") for i, (t, n) in
-              enumerate(zip(terms, ndims))]
-    n_ellipsis = max((n for _, n in parsed), default=0)
-    in_labels = [_expand_ellipsis(labels, n) for labels, n in parsed]
-    counts: dict = {}
-    for labels in in_labels:
-        for l in labels:
-            counts[l] = counts.get(l, 0) + 1
-    if not arrow:  # implicit mode: ellipsis axes, then letters seen once, sorted
-        out = tuple(range(-n_ellipsis, 0)) + tuple(
-            sorted(l for l, c in counts.items() if c == 1 and l > 0))
-        return tuple(in_labels), out
-    if "..." in output:
-        out_raw, _ = _parse_term(output, len(output.replace("...", "")) + n_ellipsis,
-                                 "output subscripts")
-        out = _expand_ellipsis(out_raw, n_ellipsis)
-    else:
-        out, _ = _parse_term(output, len(output), "output subscripts")
-        out = tuple(out)
-        if n_ellipsis and any(l < 0 for l in counts):
-            raise EinsumSubscriptError(
-                "einsum: the operands have '...' axes but the output subscripts "
-                f"{output!r} have no '...' to place them")
-    if len(set(out)) != len(out):
-        raise EinsumSubscriptError(f"einsum: output subscripts {output!r} repeat a label")
-    for l in out:
-        if l not in counts:
-            raise EinsumSubscriptError(
-                f"einsum: output subscript {chr(l)!r} does not appear in any operand")
-    return tuple(in_labels), out
-
-
-def _take_diagonals(x, labels: tuple) -> tuple[Any, tuple]:
-    """Collapse repeated labels of one operand onto their diagonal (``ii`` -> ``i``)."""
-    while len(set(labels)) != len(labels):
-        p = next(i for i, l in enumerate(labels) if labels.index(l) != i)
-        q = labels.index(labels[p])  # first occurrence: q < p
-        shape = _shape(x)
-        if shape[p] != shape[q]:
-            raise ShapeError(f"einsum: the repeated subscript {chr(labels[p])!r} labels axes of "
-                             f"sizes {shape[q]} and {shape[p]} in an operand of shape {shape}; "
-                             "a diagonal needs equal sizes")
-        x = _diagonal_last(x, 0, q, p)
-        labels = tuple(l for i, l in enumerate(labels) if i not in (p, q)) + (labels[p],)
-    return x, labels
-
-
-def _pick_pair(ops: list, out_labels: tuple, sizes: dict) -> tuple[int, int]:
-    """Greedy order: the pair whose product is smallest relative to its inputs,
-    preferring pairs that share a label (as opt_einsum's greedy path does)."""
-    if len(ops) == 2:
-        return 0, 1
-
-    def size(labels):
-        return math.prod(sizes[l] for l in labels)
-
-    best = None
-    for i in range(len(ops)):
-        for j in range(i + 1, len(ops)):
-            li, lj = set(ops[i][1]), set(ops[j][1])
-            others = set(out_labels).union(*[set(o[1]) for k, o in enumerate(ops)
-                                             if k not in (i, j)])
-            key = (not (li & lj), size((li | lj) & others) - size(li) - size(lj), i, j)
-            if best is None or key < best:
-                best = key
-    return best[2], best[3]
-
-
-def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
-    """Einstein summation (numpy.einsum).
-
-    Supports explicit (``'ij,jk->ik'``) and implicit (``'ij,jk'``) output,
-    ``'...'`` with broadcasting, repeated subscripts in one operand (diagonals
-    and traces, ``'ii->i'``, ``'ii'``), subscripts summed within one operand,
-    any number of operands (contracted pairwise in a greedy order, each pair one
-    ``dot_general``) and numpy's interleaved form ``einsum(x, [0, 1], y, [1, 2])``.
-    ``optimize`` is accepted and ignored; ``order`` is irrelevant (funcdiff
-    returns fresh arrays); ``casting`` governs ``dtype=`` as in numpy.
-
-    Args:
-      *operands: the subscripts string followed by the arrays (or the
-        interleaved form).
-      dtype: compute and return in this dtype.
-      casting: how operands may be cast to ``dtype`` (numpy's rules; default 'safe').
-
-    Returns:
-      The contracted array.
-
-    Raises:
-      EinsumSubscriptError: malformed subscripts or a count mismatch.
-      DTypeError: an operand that ``casting`` does not allow to become ``dtype``.
-      ShapeError: axes with one label but different sizes.
-
-    >>> import numpy as np, funcdiff.numpy as fnp
-    >>> fnp.einsum('ij,j->i', np.array([[1., 2.], [3., 4.]]), np.array([1., 1.]))
-    array([3., 7.])
-    >>> float(fnp.einsum('ii', np.array([[1., 2.], [3., 4.]])))
-    5.0
-    """
-    _util.reject("einsum", out=out)
-    subscripts, arrays = _einsum_operands(operands)
-    arrays = [_util.asarray(a, "einsum") for a in arrays]
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-        for a in arrays:
-            if not np.can_cast(_util.dtype_of(a), dtype, casting=casting):
-                raise DTypeError(f"einsum cannot cast an operand of dtype {_util.dtype_of(a)} "
-                                 f"to dtype={dtype} under casting={casting!r}; pass "
-                                 "casting='same_kind' (or 'unsafe') to allow it.")
-        arrays = [_util.cast(a, dtype) for a in arrays]
-    else:
-        arrays = _util.promote("einsum", *arrays)
-    in_labels, out_labels = _parse_einsum(subscripts, tuple(len(_shape(a)) for a in arrays))
-    sizes = _label_sizes(f"einsum {subscripts!r}",
-                         [(_shape(a), l) for a, l in zip(arrays, in_labels)])
-    out_shape = tuple(sizes[l] for l in out_labels)
-    arrays, was_bool = _bool_in(arrays)
-    ops = []
-    for x, labels in zip(arrays, in_labels):
-        x, labels = _take_diagonals(x, labels)
-        ops.append((x, labels))
-    # Squeeze broadcast size-1 axes, then sum labels nobody else needs.
-    ops = [_squeeze_labels(x, labels, sizes) for x, labels in ops]
-    for k, (x, labels) in enumerate(ops):
-        elsewhere = set(out_labels).union(*[set(o[1]) for i, o in enumerate(ops) if i != k])
-        ops[k] = _sum_labels(x, labels, {l for l in labels if l not in elsewhere})
-    while len(ops) > 1:
-        i, j = _pick_pair(ops, out_labels, sizes)
-        rest = [o for k, o in enumerate(ops) if k not in (i, j)]
-        keep = list(out_labels) + [l for o in rest for l in o[1] if l not in out_labels]
-        product = _contract_pair(ops[i][0], ops[i][1], ops[j][0], ops[j][1], keep)
-        ops = rest + [product]
-    x, labels = ops[0]
-    x, labels = _sum_labels(x, labels, {l for l in labels if l not in out_labels})
-    return _bool_out(_arrange(x, labels, out_labels, out_shape), was_bool)
 
 
 # ---------------------------------------------------------------------------

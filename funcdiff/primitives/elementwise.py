@@ -361,7 +361,7 @@ def _convert_abstract_eval(x, *, new_dtype):
 def _convert_jvp(primals, tangents, *, new_dtype):
     (x,), (t,) = primals, tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype)
-    if dtypes.is_float(new_dtype) and dtypes.is_float(get_aval(x).dtype):
+    if dtypes.is_inexact(new_dtype) and dtypes.is_inexact(get_aval(x).dtype):
         return out, convert_element_type_p.bind(t, new_dtype=new_dtype)
     return out, Zero(tangent_aval(get_aval(out)))  # to integer/bool: zero tangent
 

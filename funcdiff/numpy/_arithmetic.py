@@ -1,0 +1,371 @@
+"""Arithmetic, powers, exponentials, logarithms and trigonometry of funcdiff.numpy.
+
+Each function is an explicit composition of elementwise primitives with numpy
+2's semantics: arguments are promoted by the helpers of ``_ufunc_support``, and
+the binary primitives broadcast by themselves. Integer semantics follow numpy
+where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
+ints is exact); only floats are differentiated. Functions that could overflow
+or lose accuracy in the obvious formula (``logaddexp``, ``hypot``) use a
+stable one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcdiff.core import Tracer
+from funcdiff.errors import DTypeError, InvalidArgumentError
+from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT8, _arg, _array, _binary_ufunc, _c,
+                                           _cast, _check_broadcast, _float_arg, _fname, _no_bool,
+                                           _num_arg, _promote, _promote_divide, _promote_float,
+                                           _promote_int_bool, _reject_out, _result_dtype,
+                                           _ufunc_options, _unary_ufunc)
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import structural
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _subtract(x, y):
+    if x.dtype == _BOOL:
+        _no_bool("subtract", x)
+    return ew.sub(x, y)
+
+
+add = _binary_ufunc("add", _promote, ew.add, "Elementwise sum ``x1 + x2``.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.add(np.array([1., 2.]), 1)
+array([2., 3.])""")
+subtract = _binary_ufunc("subtract", _promote, _subtract, "Elementwise difference ``x1 - x2``.")
+multiply = _binary_ufunc("multiply", _promote, ew.mul, "Elementwise product ``x1 * x2``.")
+divide = _binary_ufunc("divide", _promote_divide, ew.div,
+                       "Elementwise true division ``x1 / x2`` (integers divide as float64).",
+                       """
+>>> import funcdiff.numpy as fnp
+>>> fnp.divide(1, 4)
+np.float64(0.25)""")
+true_divide = divide
+
+
+def _fmod(x, y):
+    return ew.rem(x, y)
+
+
+def _remainder(x, y):
+    # numpy's mod has the sign of the divisor: fix C's fmod where the signs differ.
+    r = ew.rem(x, y)
+    zero = _c(r, 0)
+    fix = ew.and_(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
+    return ew.select(fix, ew.add(r, y), r)
+
+
+def _floor_divide(x, y):
+    zero = _c(x, 0)
+    if x.dtype.kind != "f":
+        # C division truncates; step down where the remainder's sign differs from y's.
+        q, r = ew.div(x, y), ew.rem(x, y)
+        fix = ew.and_(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
+        return ew.sub(q, ew.convert_element_type(fix, x.dtype))
+    # numpy's npy_divmod: exact for quotients that floor(x / y) would round wrongly.
+    mod = ew.rem(x, y)
+    div = ew.div(ew.sub(x, mod), y)
+    fix = ew.and_(ew.ne(mod, zero), ew.ne(ew.lt(y, zero), ew.lt(mod, zero)))
+    div = ew.select(fix, ew.sub(div, _c(x, 1)), div)
+    floor = ew.floor(div)
+    floor = ew.select(ew.gt(ew.sub(div, floor), _c(x, 0.5)), ew.add(floor, _c(x, 1)), floor)
+    return ew.select(ew.eq(y, zero), ew.div(x, y), floor)
+
+
+floor_divide = _binary_ufunc("floor_divide", _promote_int_bool, _floor_divide,
+                             "Elementwise ``x1 // x2``: the quotient rounded toward minus "
+                             "infinity.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.floor_divide(np.array([7, -7]), 2)
+array([ 3, -4])""")
+remainder = _binary_ufunc("remainder", _promote_int_bool, _remainder,
+                          "Elementwise ``x1 % x2`` with the sign of ``x2`` (Python's modulo).",
+                          """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.remainder(np.array([7., -7.]), 3)
+array([1., 2.])""")
+mod = remainder
+fmod = _binary_ufunc("fmod", _promote_int_bool, _fmod,
+                     "Elementwise C remainder of ``x1 / x2``, with the sign of ``x1``.")
+
+
+def divmod(x1, x2, /, out=(None, None), *, where=True, dtype=None):
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` (like ``numpy.divmod``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.divmod(np.array([7, -7]), 3)
+    (array([ 2, -3]), array([1, 2]))
+    """
+    if out != (None, None) and out is not None:
+        _reject_out("divmod", out)
+    return (floor_divide(x1, x2, where=where, dtype=dtype),
+            remainder(x1, x2, where=where, dtype=dtype))
+
+
+def _negative(x):
+    return ew.neg(_no_bool("negative", x))
+
+
+def _positive(x):
+    return _no_bool("positive", x)
+
+
+negative = _unary_ufunc("negative", _num_arg, _negative, "Elementwise ``-x``.")
+positive = _unary_ufunc("positive", _num_arg, _positive, "Elementwise ``+x`` (a no-op).")
+
+
+def _int_power(x, y):
+    """``x ** y`` for integer arrays by repeated squaring over the bits of ``y``."""
+    if not isinstance(y, Tracer):
+        if np.any(y < 0):
+            raise InvalidArgumentError(
+                "funcdiff.numpy.power: integers to negative integer powers are not allowed "
+                "(numpy neither); convert the base to float first.")
+        bits = int(np.max(y, initial=0)).bit_length()
+    else:
+        bits = 8 * y.dtype.itemsize - (y.dtype.kind == "i")
+    one, zero = _c(x, 1), _c(y, 0)
+    result = ew.select(ew.eq(x, x), one, x) if bits == 0 else None
+    base = x
+    for bit in range(bits):
+        factor = ew.select(ew.ne(ew.and_(y, _c(y, 1 << bit)), zero), base, one)
+        result = factor if result is None else ew.mul(result, factor)
+        if bit + 1 < bits:
+            base = ew.mul(base, base)
+    return structural.broadcast_to(result, _check_broadcast("power", x, y))
+
+
+def _power(name: str, x, y, dtype: np.dtype):
+    if type(y) is int and dtype.kind in "iuf":
+        if y < 0 and dtype.kind != "f":
+            raise InvalidArgumentError(
+                f"{_fname(name)}: integers to negative integer powers are not allowed "
+                "(numpy neither); convert the base to float first.")
+        return ew.integer_pow(_cast(x, dtype), y=y)  # np.power(x, int): the same values
+    x, y = _cast(x, dtype), _cast(y, dtype)
+    try:
+        if dtype.kind == "f":
+            return ew.pow(x, y)
+        return _int_power(x, y)
+    except ValueError:
+        _check_broadcast(name, x, y)
+        raise
+
+
+def power(x1, x2, /, out=None, *, where=True, dtype=None):
+    """Elementwise ``x1 ** x2``; integer powers of integers are exact.
+
+    Like ``numpy.power``: the result has the promoted dtype of the arguments
+    (booleans compute as int8), and a Python int exponent of a float array is
+    differentiated as an integer power (well defined for negative bases).
+
+    Args:
+      x1, x2: array_like (broadcast against each other).
+      out, where: not supported. dtype: optional dtype to compute in.
+
+    Returns:
+      The powers, as an array.
+
+    Raises:
+      InvalidArgumentError: for negative integer powers of integers.
+      ShapeError: if the shapes do not broadcast.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.power(np.array([2., 3.]), 2)
+    array([4., 9.])
+    """
+    if out is not None or where is not True or dtype is not None:
+        x1, x2 = _ufunc_options("power", (x1, x2), out, where, dtype)
+    x1, x2 = _arg("power", x1), _arg("power", x2)
+    rdtype = _result_dtype("power", x1, x2)
+    return _power("power", x1, x2, _INT8 if rdtype == _BOOL else rdtype)
+
+
+def float_power(x1, x2, /, out=None, *, where=True, dtype=None):
+    """Elementwise ``x1 ** x2`` computed in at least float64 (like ``numpy.float_power``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.float_power(np.array([4], np.float32), 0.5)
+    array([2.])
+    """
+    if out is not None or where is not True or dtype is not None:
+        x1, x2 = _ufunc_options("float_power", (x1, x2), out, where, dtype)
+    x1, x2 = _arg("float_power", x1), _arg("float_power", x2)
+    rdtype = np.promote_types(_result_dtype("float_power", x1, x2), _F64)
+    return _power("float_power", x1, x2, rdtype)
+
+
+def _square(x):
+    if x.dtype == _BOOL:
+        x = _cast(x, _INT8)
+    return ew.mul(x, x)
+
+
+def _reciprocal(x):
+    if x.dtype == _BOOL:
+        x = _cast(x, _INT8)
+    return ew.div(_c(x, 1), x)
+
+
+square = _unary_ufunc("square", _num_arg, _square, "Elementwise ``x * x``.")
+reciprocal = _unary_ufunc("reciprocal", _num_arg, _reciprocal,
+                          "Elementwise ``1 / x`` (integer division for integers, as numpy).")
+sqrt = _unary_ufunc("sqrt", _float_arg, ew.sqrt, "Elementwise non-negative square root.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.sqrt(np.array([4., 9.]))
+array([2., 3.])""")
+cbrt = _unary_ufunc("cbrt", _float_arg, ew.cbrt, "Elementwise real cube root.")
+
+
+# ---------------------------------------------------------------------------
+# Exponentials and logarithms
+
+
+def _log2(x):
+    return ew.div(ew.log(x), _c(x, _LN2))
+
+
+def _log10(x):
+    return ew.div(ew.log(x), _c(x, _LN10))
+
+
+def _logaddexp(x, y):
+    # max(x, y) + log1p(exp(-|x - y|)) never overflows; x - y is NaN only when both
+    # are the same infinity (or a NaN is involved), where x + y is the answer.
+    amax, delta = ew.max(x, y), ew.sub(x, y)
+    out = ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return ew.select(ew.ne(delta, delta), ew.add(x, y), out)
+
+
+def _logaddexp2(x, y):
+    amax, delta = ew.max(x, y), ew.sub(x, y)
+    tail = ew.div(ew.log1p(ew.exp2(ew.neg(ew.abs(delta)))), _c(x, _LN2))
+    return ew.select(ew.ne(delta, delta), ew.add(x, y), ew.add(amax, tail))
+
+
+exp = _unary_ufunc("exp", _float_arg, ew.exp, "Elementwise ``e ** x``.", """
+>>> import funcdiff.numpy as fnp
+>>> float(fnp.exp(0.0))
+1.0""")
+exp2 = _unary_ufunc("exp2", _float_arg, ew.exp2, "Elementwise ``2 ** x``.")
+expm1 = _unary_ufunc("expm1", _float_arg, ew.expm1,
+                     "Elementwise ``exp(x) - 1``, accurate for small ``x``.")
+log = _unary_ufunc("log", _float_arg, ew.log, "Elementwise natural logarithm.")
+log2 = _unary_ufunc("log2", _float_arg, _log2, "Elementwise base-2 logarithm.")
+log10 = _unary_ufunc("log10", _float_arg, _log10, "Elementwise base-10 logarithm.")
+log1p = _unary_ufunc("log1p", _float_arg, ew.log1p,
+                     "Elementwise ``log(1 + x)``, accurate for small ``x``.")
+logaddexp = _binary_ufunc("logaddexp", _promote_float, _logaddexp,
+                          "Elementwise ``log(exp(x1) + exp(x2))`` without overflow.", """
+>>> import funcdiff.numpy as fnp
+>>> float(fnp.logaddexp(1000.0, 1000.0)) == 1000.0 + float(fnp.log(2.0))
+True""")
+logaddexp2 = _binary_ufunc("logaddexp2", _promote_float, _logaddexp2,
+                           "Elementwise ``log2(2**x1 + 2**x2)`` without overflow.")
+
+
+def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
+    """``x1 * 2**x2`` for integer ``x2`` (like ``numpy.ldexp``); differentiable in ``x1``.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.ldexp(np.array([0.75, 1.0]), 3)
+    array([6., 8.])
+    """
+    if out is not None or where is not True or dtype is not None:
+        (x1,) = _ufunc_options("ldexp", (x1,), out, where, dtype)
+    x = _float_arg("ldexp", x1)
+    e = _array("ldexp", x2)
+    if e.dtype.kind not in "biu":
+        raise DTypeError(f"{_fname('ldexp')} needs integer exponents, got {e.dtype}")
+    try:
+        return ew.mul(x, ew.exp2(_cast(e, x.dtype)))
+    except ValueError:
+        _check_broadcast("ldexp", x, e)
+        raise
+
+
+# ---------------------------------------------------------------------------
+# Trigonometric and hyperbolic functions
+
+
+def _hypot(x, y):
+    # max * sqrt(1 + (min / max)**2): no overflow; inf wins over NaN as in C's hypot.
+    ax, ay = ew.abs(x), ew.abs(y)
+    big, small = ew.max(ax, ay), ew.min(ax, ay)
+    zero, one = _c(big, 0), _c(big, 1)
+    usable = ew.and_(ew.ne(big, zero), ew.is_finite(big))  # else the ratio is unused
+    ratio = ew.div(small, ew.select(usable, big, one))
+    out = ew.mul(big, ew.sqrt(ew.add(one, ew.mul(ratio, ratio))))
+    inf = _c(big, np.inf)
+    return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
+
+
+def _sinc(x):
+    # numpy's formula, including its stand-in 1e-20 at 0 (so sinc(0) = 1 exactly)
+    y = ew.mul(_c(x, np.pi), ew.select(ew.eq(x, _c(x, 0)), _c(x, 1e-20), x))
+    return ew.div(ew.sin(y), y)
+
+
+def _sinc_arg(name, x):
+    x = _arg(name, x)
+    dtype = _result_dtype(name, x)
+    return _cast(x, dtype if dtype.kind == "f" else _F64)
+
+
+sin = _unary_ufunc("sin", _float_arg, ew.sin, "Elementwise sine.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.sin(np.array([0.0, np.pi / 2]))
+array([0., 1.])""")
+cos = _unary_ufunc("cos", _float_arg, ew.cos, "Elementwise cosine.")
+tan = _unary_ufunc("tan", _float_arg, ew.tan, "Elementwise tangent.")
+arcsin = _unary_ufunc("arcsin", _float_arg, ew.asin, "Elementwise inverse sine.")
+arccos = _unary_ufunc("arccos", _float_arg, ew.acos, "Elementwise inverse cosine.")
+arctan = _unary_ufunc("arctan", _float_arg, ew.atan, "Elementwise inverse tangent.")
+sinh = _unary_ufunc("sinh", _float_arg, ew.sinh, "Elementwise hyperbolic sine.")
+cosh = _unary_ufunc("cosh", _float_arg, ew.cosh, "Elementwise hyperbolic cosine.")
+tanh = _unary_ufunc("tanh", _float_arg, ew.tanh, "Elementwise hyperbolic tangent.")
+arcsinh = _unary_ufunc("arcsinh", _float_arg, ew.asinh, "Elementwise inverse hyperbolic sine.")
+arccosh = _unary_ufunc("arccosh", _float_arg, ew.acosh,
+                       "Elementwise inverse hyperbolic cosine.")
+arctanh = _unary_ufunc("arctanh", _float_arg, ew.atanh,
+                       "Elementwise inverse hyperbolic tangent.")
+arctan2 = _binary_ufunc("arctan2", _promote_float, ew.atan2,
+                        "Elementwise four-quadrant arctangent of ``x1 / x2``.")
+hypot = _binary_ufunc("hypot", _promote_float, _hypot,
+                      "Elementwise ``sqrt(x1**2 + x2**2)`` without overflow.", """
+>>> import funcdiff.numpy as fnp
+>>> float(fnp.hypot(3.0, 4.0))
+5.0""")
+sinc = _unary_ufunc("sinc", _sinc_arg, _sinc,
+                    "Elementwise normalised sinc ``sin(pi x) / (pi x)`` (1 at 0).")
+deg2rad = _unary_ufunc("deg2rad", _float_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
+                       "Elementwise conversion of degrees to radians.")
+rad2deg = _unary_ufunc("rad2deg", _float_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
+                       "Elementwise conversion of radians to degrees.")
+radians = deg2rad
+degrees = rad2deg
+
+
+acos, acosh, asin, asinh = arccos, arccosh, arcsin, arcsinh
+atan, atan2, atanh, pow = arctan, arctan2, arctanh, power
+
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "fmod", "negative", "positive", "power", "float_power", "square", "reciprocal", "sqrt",
+    "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "arctan2", "hypot", "sinc", "deg2rad", "rad2deg", "radians",
+    "degrees", "divmod", "ldexp", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh",
+    "pow",
+]

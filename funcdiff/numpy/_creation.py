@@ -1,0 +1,391 @@
+"""Array creation and conversion of funcdiff.numpy: array, asarray, zeros, full, arange, ...
+
+Creation functions whose result depends only on shapes and Python values
+(``zeros``, ``eye``, ``arange``, ``linspace`` of constants) return numpy arrays
+directly: constants need no primitive. Where a value may be traced (``array``
+and ``asarray`` of lists holding tracers, ``full`` with a traced fill value,
+``linspace``/``logspace`` with traced end points, ``meshgrid`` of traced
+vectors) the result is built from primitives and stays differentiable. Shapes
+and counts must be concrete.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import Any
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import Tracer, concrete_value, get_aval
+from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
+from funcdiff.numpy import _util
+from funcdiff.numpy._arithmetic import power
+from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, _cast,
+                                           _check_broadcast, _dtype_arg, _fname, _result_dtype,
+                                           _shape)
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import structural
+from funcdiff.primitives.cards import broadcast_shapes
+
+
+# ---------------------------------------------------------------------------
+# Array creation
+
+
+def _has_tracer(x: Any) -> bool:
+    if isinstance(x, Tracer):
+        return True
+    if isinstance(x, (list, tuple)):
+        return builtins.any(_has_tracer(e) for e in x)
+    return False
+
+
+def _checked_numpy(name: str, arr: np.ndarray) -> np.ndarray:
+    if arr.dtype.kind not in "biuf":
+        dtypes.check_dtype(arr.dtype, f"the input of {_fname(name)}")
+    return arr
+
+
+def _creation_dtype(name: str, dtype: Any, default: np.dtype = _F64) -> np.dtype:
+    return default if dtype is None else _dtype_arg(name, dtype)
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """Create an array (like ``numpy.array``); nested lists may hold tracers.
+
+    Outside transforms this is ``numpy.array`` (string and object data are
+    rejected). Tracers, and lists containing them, are stacked with
+    primitives, so the result stays differentiable.
+
+    Args:
+      object: array_like, a tracer, or nested lists of them.
+      dtype: optional dtype of the result. copy, order, subok: as numpy.
+      ndmin: minimum number of dimensions (leading axes are added).
+
+    Returns:
+      A numpy array, or a tracer inside a transform.
+
+    Raises:
+      DTypeError: for string, object or complex data. ShapeError: for ragged lists.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.array([[1, 2], [3, 4]], dtype=float)
+    array([[1., 2.],
+           [3., 4.]])
+    """
+    if like is not None:
+        raise UnsupportedNumpyError("funcdiff.numpy.array does not support like=")
+    if isinstance(object, Tracer) or _has_tracer(object):
+        dtype = None if dtype is None else _dtype_arg("array", dtype)
+        out = _util.asarray(object, _fname("array"), dtype)
+    else:
+        dtype = None if dtype is None else _dtype_arg("array", dtype)
+        try:
+            out = np.array(object, dtype=dtype, copy=copy, order=order, subok=subok)
+        except ValueError as e:
+            raise ShapeError(f"{_fname('array')} cannot make an array of {object!r:.60}: "
+                             f"{e}") from None
+        out = _checked_numpy("array", out)
+    ndim = _shape(out).__len__()
+    if ndmin > ndim:
+        out = structural.reshape(out, new_sizes=(1,) * (ndmin - ndim) + _shape(out)) \
+            if isinstance(out, Tracer) else out.reshape((1,) * (ndmin - ndim) + out.shape)
+    return out
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """Convert ``a`` to an array without copying when possible (like ``numpy.asarray``).
+
+    Tracers are returned as they are (cast if ``dtype`` differs); nested lists
+    holding tracers are stacked with primitives.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.asarray([1., 2.]).dtype
+    dtype('float64')
+    """
+    if like is not None:
+        raise UnsupportedNumpyError("funcdiff.numpy.asarray does not support like=")
+    dtype = None if dtype is None else _dtype_arg("asarray", dtype)
+    if isinstance(a, Tracer) or _has_tracer(a):
+        return _util.asarray(a, _fname("asarray"), dtype)
+    try:
+        out = np.asarray(a, dtype=dtype, order=order, copy=copy)
+    except ValueError as e:
+        raise ShapeError(f"{_fname('asarray')} cannot make an array of {a!r:.60}: {e}") from None
+    return _checked_numpy("asarray", out)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (like ``numpy.astype``; float to float keeps derivatives)."""
+    return _cast(_array("astype", x), _dtype_arg("astype", dtype))
+
+
+def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:
+    shape = concrete_value(shape, _fname(name))
+    try:
+        if isinstance(shape, (list, tuple, np.ndarray)):
+            return tuple(operator.index(concrete_value(s, _fname(name))) for s in shape)
+        return (operator.index(shape),)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"{_fname(name)} needs a shape of Python ints, got {shape!r}") from None
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    """An array of zeros (like ``numpy.zeros``; float64 by default).
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.zeros((2,), dtype=int)
+    array([0, 0])
+    """
+    return np.zeros(_shape_arg("zeros", shape), _creation_dtype("zeros", dtype), order)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    """An array of ones (like ``numpy.ones``; float64 by default)."""
+    return np.ones(_shape_arg("ones", shape), _creation_dtype("ones", dtype), order)
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    """A new array; funcdiff fills it with zeros so results are reproducible."""
+    return np.zeros(_shape_arg("empty", shape), _creation_dtype("empty", dtype), order)
+
+
+def _fill_dtype(name: str, fill_value: Any, dtype: Any) -> np.dtype:
+    if dtype is not None:
+        return _dtype_arg(name, dtype)
+    fill_value = _arg(name, fill_value)
+    return np.asarray(fill_value).dtype if type(fill_value) in _PY_SCALARS else fill_value.dtype
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    """An array of ``shape`` filled with ``fill_value`` (like ``numpy.full``).
+
+    ``fill_value`` may be a tracer (or an array that broadcasts to ``shape``);
+    the result is then differentiable in it.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.full((2,), 7.)
+    array([7., 7.])
+    """
+    shape = _shape_arg("full", shape)
+    dtype = _fill_dtype("full", fill_value, dtype)
+    if isinstance(fill_value, Tracer) or _has_tracer(fill_value):
+        fill = _cast(_arg("full", fill_value), dtype)
+        if broadcast_shapes(_fname("full"), _shape(fill), shape) != shape:
+            raise ShapeError(f"{_fname('full')}: fill_value of shape {_shape(fill)} does not "
+                             f"broadcast to the shape {shape}")
+        return structural.broadcast_to(fill, shape)
+    return _checked_numpy("full", np.full(shape, fill_value, dtype, order))
+
+
+def _like(name: str, a: Any, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
+    a = _array(name, a)
+    dtype = a.dtype if dtype is None else _dtype_arg(name, dtype)
+    shape = _shape(a) if shape is None else _shape_arg(name, shape)
+    return shape, dtype
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Zeros with the shape and dtype of ``a`` (like ``numpy.zeros_like``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.zeros_like(np.ones(2, np.float32))
+    array([0., 0.], dtype=float32)
+    """
+    shape, dtype = _like("zeros_like", a, dtype, shape)
+    return np.zeros(shape, dtype)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Ones with the shape and dtype of ``a`` (like ``numpy.ones_like``)."""
+    shape, dtype = _like("ones_like", a, dtype, shape)
+    return np.ones(shape, dtype)
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """A new array like ``prototype``; funcdiff fills it with zeros."""
+    shape, dtype = _like("empty_like", prototype, dtype, shape)
+    return np.zeros(shape, dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``fill_value`` in the shape and dtype of ``a`` (like ``numpy.full_like``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.full_like(np.arange(3), 2.7)
+    array([2, 2, 2])
+    """
+    shape, dtype = _like("full_like", a, dtype, shape)
+    if isinstance(fill_value, Tracer) or _has_tracer(fill_value):
+        return full(shape, fill_value, dtype)
+    return _checked_numpy("full_like", np.full(shape, fill_value, dtype))
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    """A 2-d array with ones on the ``k``-th diagonal (like ``numpy.eye``).
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.eye(2, dtype=int)
+    array([[1, 0],
+           [0, 1]])
+    """
+    name = _fname("eye")
+    N, k = operator.index(concrete_value(N, name)), operator.index(concrete_value(k, name))
+    M = None if M is None else operator.index(concrete_value(M, name))
+    return np.eye(N, M, k, _creation_dtype("eye", dtype), order)
+
+
+def identity(n, dtype=None, *, like=None):
+    """The ``n x n`` identity matrix (like ``numpy.identity``)."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    """Ones at and below the ``k``-th diagonal (like ``numpy.tri``)."""
+    name = _fname("tri")
+    N, k = operator.index(concrete_value(N, name)), operator.index(concrete_value(k, name))
+    M = None if M is None else operator.index(concrete_value(M, name))
+    return np.tri(N, M, k, _creation_dtype("tri", dtype))
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    """Evenly spaced values in ``[start, stop)`` (like ``numpy.arange``).
+
+    The length of the result depends on the values of the arguments, so they
+    must be concrete (tracers with known values are accepted).
+
+    Raises:
+      ConcretizationError: an argument is traced by jit or make_jaxpr.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.arange(1, 7, 2)
+    array([1, 3, 5])
+    """
+    name = _fname("arange")
+    args = [concrete_value(v, name) for v in (start, stop, step)]
+    for v in args:
+        if v is not None:
+            _arg("arange", v)
+    dtype = None if dtype is None else _dtype_arg("arange", dtype)
+    if args[1] is None:
+        return _checked_numpy("arange", np.arange(args[0], step=args[2], dtype=dtype))
+    return _checked_numpy("arange", np.arange(args[0], args[1], args[2], dtype=dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (like ``numpy.linspace``).
+
+    With traced ``start``/``stop`` the samples are ``start + i * step``
+    computed with primitives (the last one is ``stop`` exactly), so they are
+    differentiable in both end points.
+
+    Args:
+      start, stop: array_like end points (broadcast together).
+      num: number of samples (a concrete int). endpoint: include ``stop``.
+      retstep: also return the step. dtype: result dtype (integers floor).
+      axis: where the sample axis goes in the result.
+
+    Returns:
+      The samples, and the step if ``retstep``.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.linspace(0., 1., 5)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    name = _fname("linspace")
+    num = operator.index(concrete_value(num, name))
+    if num < 0:
+        raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
+    if not (_has_tracer(start) or _has_tracer(stop)):
+        start, stop = _arg("linspace", start), _arg("linspace", stop)
+        dtype = None if dtype is None else _dtype_arg("linspace", dtype)
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    start, stop = _arg("linspace", start), _arg("linspace", stop)
+    dt = _result_dtype("linspace", start, stop)
+    dt = dt if dt.kind == "f" else _F64  # numpy: at least inexact, ints in float64
+    start, stop = _cast(start, dt), _cast(stop, dt)
+    shape = _check_broadcast("linspace", start, stop)
+    start, stop = structural.broadcast_to(start, shape), structural.broadcast_to(stop, shape)
+    div = (num - 1) if endpoint else num
+    delta = ew.sub(stop, start)
+    steps = np.arange(num, dtype=dt).reshape((num,) + (1,) * len(shape))
+    step = ew.div(delta, _c(delta, div)) if div > 0 else _c(delta, np.nan)
+    y = ew.add(ew.mul(steps, step if div > 0 else delta), start)
+    if endpoint and num > 1:
+        head = structural.slice(y, start_indices=(0,) * (len(shape) + 1),
+                                limit_indices=(num - 1,) + shape)
+        y = structural.concatenate(head, structural.reshape(stop, new_sizes=(1,) + shape),
+                                   dimension=0)
+    axis = _util.normalize_axis(axis, len(shape) + 1, name)
+    y = structural.moveaxis(y, 0, axis)
+    if dtype is not None:
+        dtype = _dtype_arg("linspace", dtype)
+        if dtype.kind in "iu":
+            y = ew.floor(y)
+        y = _cast(y, dtype)
+    return (y, step) if retstep else y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)`` (like ``numpy.logspace``).
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.logspace(0., 2., 3)
+    array([  1.,  10., 100.])
+    """
+    if not (_has_tracer(start) or _has_tracer(stop) or _has_tracer(base)):
+        start, stop, base = (_arg("logspace", v) for v in (start, stop, base))
+        dtype = None if dtype is None else _dtype_arg("logspace", dtype)
+        return np.logspace(start, stop, num, endpoint, base, dtype, axis)
+    base = _arg("logspace", base)
+    if type(base) not in _PY_SCALARS and _shape(base):
+        # an array base broadcasts with the end points, as in numpy
+        start, stop = _array("logspace", start), _array("logspace", stop)
+        ndmax = len(_check_broadcast("logspace", start, stop, base))
+        start, stop, base = (structural.reshape(v, new_sizes=(1,) * (ndmax - len(_shape(v)))
+                                                + _shape(v)) for v in (start, stop, base))
+        base = structural.expand_dims(base, dimensions=(_util.normalize_axis(
+            axis, ndmax + 1, _fname("logspace")),))
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    out = power(base, y)
+    return out if dtype is None else _cast(out, _dtype_arg("logspace", dtype))
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from coordinate vectors (like ``numpy.meshgrid``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> X, Y = fnp.meshgrid(np.array([1, 2, 3]), np.array([4, 5]))
+    >>> X
+    array([[1, 2, 3],
+           [1, 2, 3]])
+    """
+    if indexing not in ("xy", "ij"):
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.meshgrid needs indexing='xy' or 'ij', got {indexing!r}")
+    xi = [_array("meshgrid", x) for x in xi]
+    if not builtins.any(isinstance(x, Tracer) for x in xi):
+        return tuple(np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing))
+    ndim = len(xi)
+    shapes = [[1] * ndim for _ in xi]
+    for i, x in enumerate(xi):
+        shapes[i][i] = get_aval(x).size
+    if indexing == "xy" and ndim > 1:
+        shapes[0][0], shapes[0][1] = 1, shapes[0][0]
+        shapes[1][0], shapes[1][1] = shapes[1][1], 1
+    outs = [structural.reshape(x, new_sizes=tuple(s)) for x, s in zip(xi, shapes)]
+    if not sparse:
+        full_shape = tuple(builtins.max(s[d] for s in shapes) for d in range(ndim))
+        outs = [structural.broadcast_to(o, full_shape) for o in outs]
+    return tuple(outs)
+
+
+__all__ = [
+    "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "eye", "identity", "tri", "arange", "linspace", "logspace",
+    "meshgrid", "astype",
+]

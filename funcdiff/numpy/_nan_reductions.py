@@ -1,0 +1,179 @@
+"""NaN-ignoring reductions of funcdiff.numpy: nansum, nanmean, nanmax, nanprod, nanvar, ...
+
+A ``select`` replaces NaN by the reduction's identity (0 for sums, 1 for
+products, -inf or inf for extrema) before the plain reduction, so NaN elements
+get a zero derivative; means and variances divide by the count of numbers.
+Slices without a number give NaN, as in numpy (``nanargmax``/``nanargmin`` of
+a concrete all-NaN slice raise, as numpy does). Integer and boolean arrays
+have no NaN and go straight to the plain reductions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcdiff.core import Tracer
+from funcdiff.errors import InvalidArgumentError, UnsupportedNumpyError
+from funcdiff.numpy._reductions import (_arg_extremum, _axes, _extremum, _finish,
+                                        _reduction_options, mean, prod, std, sum, var)
+from funcdiff.numpy._ufunc_support import _F64, _c, _cast, _dtype_arg, _fname, _NoValue, _num_arg
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import reductions, structural
+
+
+# ---------------------------------------------------------------------------
+# NaN-ignoring reductions
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
+           where=_NoValue):
+    """Sum treating NaN as zero (like ``numpy.nansum``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.nansum(np.array([1., np.nan, 2.]))
+    np.float64(3.0)
+    """
+    _reduction_options("nansum", out, initial, where)
+    a = _num_arg("nansum", a)
+    if a.dtype.kind == "f":
+        a = ew.select(ew.ne(a, a), _c(a, 0), a)
+    return sum(a, axis, dtype, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
+    """Mean of the non-NaN elements (like ``numpy.nanmean``; NaN where all are NaN).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.nanmean(np.array([1., np.nan, 2.]))
+    np.float64(1.5)
+    """
+    _reduction_options("nanmean", out, where=where)
+    a = _num_arg("nanmean", a)
+    if a.dtype.kind != "f":
+        return mean(a, axis, dtype, keepdims=keepdims)
+    if dtype is not None:
+        a = _cast(a, _dtype_arg("nanmean", dtype))
+    missing = ew.ne(a, a)
+    total = sum(ew.select(missing, _c(a, 0), a), axis, keepdims=keepdims)
+    count = sum(ew.not_(missing), axis, keepdims=keepdims)  # int64, as numpy counts
+    # numpy divides by the integer count in float64 and casts back to a's dtype
+    return _finish(_cast(ew.div(_cast(total, _F64), _cast(count, _F64)), a.dtype), (), False)
+
+
+def _nan_extremum(name, prim_op, fill, a, axis, out, keepdims, initial, where):
+    _reduction_options(name, out, initial, where)
+    a = _num_arg(name, a)
+    if a.dtype.kind != "f":
+        return _extremum(name, prim_op, a, axis, None, keepdims, _NoValue, _NoValue)
+    missing = ew.ne(a, a)
+    result = _extremum(name, prim_op, ew.select(missing, _c(a, fill), a), axis, None,
+                       keepdims, _NoValue, _NoValue)
+    axes = _axes(name, axis, a.ndim)
+    all_missing = reductions.reduce_and(missing, axes=axes) if axes else missing
+    if keepdims and axes:
+        all_missing = structural.expand_dims(all_missing, dimensions=axes)
+    return _finish(ew.select(all_missing, _c(a, np.nan), result), (), False)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Maximum ignoring NaN (like ``numpy.nanmax``; NaN where all are NaN).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.nanmax(np.array([1., np.nan, 2.]))
+    np.float64(2.0)
+    """
+    return _nan_extremum("nanmax", reductions.reduce_max, -np.inf, a, axis, out, keepdims,
+                         initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Minimum ignoring NaN (like ``numpy.nanmin``; NaN where all are NaN)."""
+    return _nan_extremum("nanmin", reductions.reduce_min, np.inf, a, axis, out, keepdims,
+                         initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
+            where=_NoValue):
+    """Product treating NaN as one (like ``numpy.nanprod``)."""
+    _reduction_options("nanprod", out, initial, where)
+    a = _num_arg("nanprod", a)
+    if a.dtype.kind == "f":
+        a = ew.select(ew.ne(a, a), _c(a, 1), a)
+    return prod(a, axis, dtype, keepdims=keepdims)
+
+
+def _nan_var(name, a, axis, dtype, ddof, keepdims):
+    a = _num_arg(name, a)
+    if a.dtype.kind != "f":
+        return None, a
+    if dtype is not None:
+        a = _cast(a, _dtype_arg(name, dtype))
+    axes = _axes(name, axis, a.ndim)
+    missing = ew.ne(a, a)
+    zero = _c(a, 0)
+    count = _cast(sum(ew.not_(missing), axis=axes, keepdims=True), a.dtype)
+    centre = ew.div(sum(ew.select(missing, zero, a), axis=axes, keepdims=True), count)
+    deviation = ew.select(missing, zero, ew.sub(a, centre))
+    squares = sum(ew.mul(deviation, deviation), axis=axes, keepdims=keepdims)
+    dof = ew.sub(count if keepdims else _drop_axes(count, axes), _c(a, ddof))
+    var_ = ew.div(squares, ew.select(ew.gt(dof, zero), dof, _c(a, 1)))
+    return ew.select(ew.gt(dof, zero), var_, _c(a, np.nan)), a
+
+
+def _drop_axes(x, axes):
+    return structural.squeeze(x, dimensions=axes) if axes else x
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
+           mean=_NoValue, correction=_NoValue):
+    """Variance of the non-NaN elements (like ``numpy.nanvar``; NaN where too few remain)."""
+    _reduction_options("nanvar", out, where=where)
+    if mean is not _NoValue or correction is not _NoValue:
+        raise UnsupportedNumpyError("funcdiff.numpy.nanvar does not support mean= or "
+                                    "correction=; use ddof=.")
+    result, a = _nan_var("nanvar", a, axis, dtype, ddof, keepdims)
+    if result is None:
+        return var(a, axis, dtype, ddof=ddof, keepdims=keepdims)
+    return _finish(result, (), False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
+           mean=_NoValue, correction=_NoValue):
+    """Standard deviation of the non-NaN elements (like ``numpy.nanstd``)."""
+    _reduction_options("nanstd", out, where=where)
+    if mean is not _NoValue or correction is not _NoValue:
+        raise UnsupportedNumpyError("funcdiff.numpy.nanstd does not support mean= or "
+                                    "correction=; use ddof=.")
+    result, a = _nan_var("nanstd", a, axis, dtype, ddof, keepdims)
+    if result is None:
+        return std(a, axis, dtype, ddof=ddof, keepdims=keepdims)
+    return _finish(ew.sqrt(result), (), False)
+
+
+def _nan_arg_extremum(name, prim_op, fill, a, axis, out, keepdims):
+    a = _num_arg(name, a)
+    if a.dtype.kind == "f":
+        missing = ew.ne(a, a)
+        if not isinstance(a, Tracer):
+            axes = _axes(name, axis, a.ndim)
+            if np.any(np.all(missing, axis=axes)):
+                raise InvalidArgumentError(f"{_fname(name)}: all-NaN slice encountered "
+                                           "(numpy raises too)")
+        a = ew.select(missing, _c(a, fill), a)
+    return _arg_extremum(name, prim_op, a, axis, out, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the maximum ignoring NaN (like ``numpy.nanargmax``)."""
+    return _nan_arg_extremum("nanargmax", reductions.argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the minimum ignoring NaN (like ``numpy.nanargmin``)."""
+    return _nan_arg_extremum("nanargmin", reductions.argmin, np.inf, a, axis, out, keepdims)
+
+
+__all__ = [
+    "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar", "nanstd", "nanargmax",
+    "nanargmin",
+]

@@ -1,0 +1,432 @@
+"""Reductions of funcdiff.numpy: sum, prod, mean, var, std, max, min, argmax, any, all, average.
+
+Each normalises ``axis`` (None, negative, tuples) and ``keepdims`` and binds a
+reduction primitive. Accumulator dtypes follow numpy: small integers sum in
+int64, booleans count, integers average in float64, float16 averages in
+float32. A full reduction outside transforms returns a numpy scalar, as numpy
+does. The axis helpers here (``_axes``, ``_finish``, ...) also serve the
+NaN-ignoring reductions, the quantiles and the whole-array comparisons.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from funcdiff.core import Tracer, get_aval
+from funcdiff.errors import (AxisError, FunctionalDiffError, InvalidArgumentError, ShapeError,
+                             UnsupportedNumpyError)
+from funcdiff.numpy._ufunc_support import (_BOOL, _F16, _F32, _F64, _INT64, _UINT64, _array,
+                                           _bool_arg, _c, _cast, _const, _dtype_arg, _fname,
+                                           _full, _no_bool, _NoValue, _num_arg, _reject_initial,
+                                           _reject_out, _reject_where, _result_dtype, _shape)
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import reductions, structural
+
+
+class ZeroWeightsError(FunctionalDiffError, ZeroDivisionError):
+    """``average`` received weights that sum to zero."""
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+@functools.lru_cache(maxsize=None)
+def _all_axes(ndim: int) -> tuple[int, ...]:
+    return tuple(range(ndim))
+
+
+def _axis(name: str, axis: Any, ndim: int) -> int:
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise AxisError(f"{_fname(name)} needs integer axes, got axis={axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"{_fname(name)}: axis {axis} is out of bounds for an array of "
+                        f"dimension {ndim}")
+    return axis % ndim
+
+
+def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence; negatives allowed) as a sorted tuple."""
+    if axis is None:
+        return _all_axes(ndim)
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(_axis(name, a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise AxisError(f"{_fname(name)} got a repeated axis in axis={axis!r}")
+        return tuple(sorted(axes))
+    return (_axis(name, axis, ndim),)
+
+
+def _finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    if keepdims and axes:
+        return structural.expand_dims(out, dimensions=axes)
+    if type(out) is np.ndarray and out.ndim == 0:
+        return out[()]  # numpy returns scalars from full reductions
+    return out
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return math.prod(shape[a] for a in axes)
+
+
+def _check_nonempty(name: str, shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
+    if 0 in shape and builtins.any(shape[a] == 0 for a in axes):
+        raise ShapeError(
+            f"{_fname(name)} cannot reduce an empty axis of shape {shape}: the operation "
+            "has no identity (numpy raises too). Check the shape or reduce a non-empty axis.")
+
+
+def _reduction_options(name: str, out: Any, initial: Any = _NoValue,
+                       where: Any = _NoValue) -> None:
+    _reject_out(name, out)
+    _reject_initial(name, initial)
+    _reject_where(name, where)
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    """numpy's accumulator of sum/prod: small ints widen to the platform int, bools count."""
+    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
+        return _INT64
+    if dtype.kind == "u" and dtype.itemsize < 8:
+        return _UINT64
+    return dtype
+
+
+def _sum(a, axes):
+    if not axes:
+        return a
+    if a.dtype == _BOOL:
+        return reductions.reduce_or(a, axes=axes)
+    return reductions.reduce_sum(a, axes=axes)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Sum of array elements over the given axes (like ``numpy.sum``).
+
+    Args:
+      a: array_like.
+      axis: None (all axes), an int or a tuple of ints; negatives count from the end.
+      dtype: accumulator and result dtype (default: numpy's, e.g. int64 for int8).
+      keepdims: keep the reduced axes with size 1.
+      out, initial, where: not supported.
+
+    Returns:
+      The sums; a numpy scalar for a full reduction outside transforms.
+
+    Raises:
+      AxisError: for an axis out of range or repeated.
+      UnsupportedNumpyError: for out=, initial= or where=.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.sum(np.array([[1., 2.], [3., 4.]]), axis=0)
+    array([4., 6.])
+    """
+    if out is not None or initial is not _NoValue or where is not _NoValue:
+        _reduction_options("sum", out, initial, where)
+    a = _num_arg("sum", a)
+    a = _cast(a, _sum_dtype(a.dtype) if dtype is None else _dtype_arg("sum", dtype))
+    axes = _axes("sum", axis, a.ndim)
+    return _finish(_sum(a, axes), axes, keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Product of array elements over the given axes (like ``numpy.prod``).
+
+    The derivative is exact where elements are zero.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.prod(np.array([1, 2, 3, 4]))
+    np.int64(24)
+    """
+    _reduction_options("prod", out, initial, where)
+    a = _num_arg("prod", a)
+    a = _cast(a, _sum_dtype(a.dtype) if dtype is None else _dtype_arg("prod", dtype))
+    axes = _axes("prod", axis, a.ndim)
+    if not axes:
+        result = a
+    elif a.dtype == _BOOL:
+        result = reductions.reduce_and(a, axes=axes)
+    else:
+        result = reductions.reduce_prod(a, axes=axes)
+    return _finish(result, axes, keepdims)
+
+
+def _divide_count(total: Any, count: int, result: np.dtype) -> Any:
+    if total.dtype.kind == "f":
+        return _cast(ew.div(total, _c(total, count)), result)
+    return _cast(ew.div(_cast(total, _F64), _const(count, _F64)), result)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
+    """Arithmetic mean over the given axes (like ``numpy.mean``).
+
+    Integers and booleans average in float64; float16 accumulates in float32.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.mean(np.array([1, 2, 3, 4]))
+    np.float64(2.5)
+    """
+    if out is not None or where is not _NoValue:
+        _reduction_options("mean", out, where=where)
+    a = _num_arg("mean", a)
+    if dtype is not None:
+        work = result = _dtype_arg("mean", dtype)
+    elif a.dtype.kind in "biu":
+        work = result = _F64
+    elif a.dtype == _F16:
+        work, result = _F32, _F16
+    else:
+        work = result = a.dtype
+    axes = _axes("mean", axis, a.ndim)
+    a = _cast(a, work)
+    total = reductions.reduce_sum(a, axes=axes) if axes else a
+    return _finish(_divide_count(total, _count(_shape(a), axes), result), axes, keepdims)
+
+
+def _var(name, a, axis, dtype, ddof, keepdims, mean_, correction):
+    if mean_ is not _NoValue:
+        raise UnsupportedNumpyError(f"{_fname(name)} does not support the argument mean=; "
+                                    "it computes the mean itself.")
+    if correction is not _NoValue:
+        if ddof != 0:
+            raise InvalidArgumentError(f"{_fname(name)} got both ddof= and correction=")
+        ddof = correction
+    a = _num_arg(name, a)
+    if dtype is not None:
+        work = _dtype_arg(name, dtype)
+    else:
+        work = _F64 if a.dtype.kind in "biu" else a.dtype
+    a = _cast(a, work)
+    axes = _axes(name, axis, a.ndim)
+    n = _count(_shape(a), axes)
+    if axes:
+        centre = ew.div(reductions.reduce_sum(a, axes=axes), _c(a, n))
+        deviation = ew.sub(a, structural.expand_dims(centre, dimensions=axes))
+        squares = ew.mul(deviation, deviation)
+        total = reductions.reduce_sum(squares, axes=axes)
+    else:
+        total = ew.mul(a, _c(a, 0))
+    return total, axes, builtins.max(n - ddof, 0)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
+        mean=_NoValue, correction=_NoValue):
+    """Variance over the given axes, ``sum((a - mean)**2) / (n - ddof)`` (like ``numpy.var``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.var(np.array([1., 2., 3., 4.]), ddof=1)
+    np.float64(1.6666666666666667)
+    """
+    _reduction_options("var", out, where=where)
+    total, axes, count = _var("var", a, axis, dtype, ddof, keepdims, mean, correction)
+    return _finish(ew.div(total, _c(total, count)), axes, keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
+        mean=_NoValue, correction=_NoValue):
+    """Standard deviation over the given axes, ``sqrt(var(a, ...))`` (like ``numpy.std``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.std(np.array([1., 3.]))
+    np.float64(1.0)
+    """
+    _reduction_options("std", out, where=where)
+    total, axes, count = _var("std", a, axis, dtype, ddof, keepdims, mean, correction)
+    return _finish(ew.sqrt(ew.div(total, _c(total, count))), axes, keepdims)
+
+
+def _extremum(name, prim_op, a, axis, out, keepdims, initial, where):
+    if out is not None or initial is not _NoValue or where is not _NoValue:
+        _reduction_options(name, out, initial, where)
+    a = _num_arg(name, a)
+    axes = _axes(name, axis, a.ndim)
+    _check_nonempty(name, _shape(a), axes)
+    return _finish(prim_op(a, axes=axes) if axes else a, axes, keepdims)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Maximum over the given axes; NaN propagates (like ``numpy.max``).
+
+    Where several elements attain the maximum they share its derivative equally.
+
+    Raises:
+      ShapeError: when reducing an empty axis.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.max(np.array([[1, 5], [7, 2]]), axis=1)
+    array([5, 7])
+    """
+    return _extremum("max", reductions.reduce_max, a, axis, out, keepdims, initial, where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Minimum over the given axes; NaN propagates (like ``numpy.min``)."""
+    return _extremum("min", reductions.reduce_min, a, axis, out, keepdims, initial, where)
+
+
+def amax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Maximum over the given axes (an alias of ``max``, like ``numpy.amax``)."""
+    return _extremum("amax", reductions.reduce_max, a, axis, out, keepdims, initial, where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+    """Minimum over the given axes (an alias of ``min``, like ``numpy.amin``)."""
+    return _extremum("amin", reductions.reduce_min, a, axis, out, keepdims, initial, where)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range ``max - min`` over the given axes (like ``numpy.ptp``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.ptp(np.array([4., 1., 9.]))
+    np.float64(8.0)
+    """
+    a = _num_arg("ptp", a)
+    _no_bool("ptp", a)
+    hi = _extremum("ptp", reductions.reduce_max, a, axis, out, keepdims, _NoValue, _NoValue)
+    lo = _extremum("ptp", reductions.reduce_min, a, axis, out, keepdims, _NoValue, _NoValue)
+    return ew.sub(hi, lo)
+
+
+def _arg_extremum(name, prim_op, a, axis, out, keepdims):
+    _reject_out(name, out)
+    a = _num_arg(name, a)
+    shape = _shape(a)
+    if axis is None:
+        if get_aval(a).size == 0:
+            raise ShapeError(f"{_fname(name)} of an empty array is undefined (numpy raises "
+                             "too)")
+        flat = a if len(shape) == 1 else structural.reshape(a, new_sizes=(get_aval(a).size,))
+        index = prim_op(flat, axis=0, index_dtype=_INT64)
+        if keepdims:
+            return structural.reshape(index, new_sizes=(1,) * len(shape))
+        return _finish(index, (), False)
+    ax = _axis(name, axis, len(shape))
+    _check_nonempty(name, shape, (ax,))
+    return _finish(prim_op(a, axis=ax, index_dtype=_INT64), (ax,), keepdims)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first maximum along ``axis`` (of the flattened array for None).
+
+    Like ``numpy.argmax``; NaN counts as the maximum. The result is an int64
+    array, which carries no derivative.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.argmax(np.array([[1, 5], [7, 2]]), axis=1)
+    array([1, 0])
+    """
+    return _arg_extremum("argmax", reductions.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first minimum along ``axis`` (of the flattened array for None)."""
+    return _arg_extremum("argmin", reductions.argmin, a, axis, out, keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):
+    """Whether any element over the given axes is true (like ``numpy.any``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.any(np.array([[0, 1], [0, 0]]), axis=1)
+    array([ True, False])
+    """
+    _reduction_options("any", out, where=where)
+    a = _bool_arg("any", a)
+    axes = _axes("any", axis, len(_shape(a)))
+    return _finish(reductions.reduce_or(a, axes=axes) if axes else a, axes, keepdims)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):
+    """Whether all elements over the given axes are true (like ``numpy.all``)."""
+    _reduction_options("all", out, where=where)
+    a = _bool_arg("all", a)
+    axes = _axes("all", axis, len(_shape(a)))
+    return _finish(reductions.reduce_and(a, axes=axes) if axes else a, axes, keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted average over the given axes (like ``numpy.average``).
+
+    ``weights`` has ``a``'s shape, or, with an ``axis``, the shape of ``a``
+    along those axes. Differentiable in ``a`` and ``weights``.
+
+    Args:
+      a: array_like. axis: None, int or tuple. weights: array_like or None.
+      returned: also return the sum of the weights (broadcast to the result).
+      keepdims: keep the reduced axes with size 1.
+
+    Returns:
+      The average, or ``(average, sum_of_weights)`` if ``returned``.
+
+    Raises:
+      ShapeError: weights of the wrong shape. ZeroWeightsError: concrete weights
+      summing to zero.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.average(np.array([1., 2., 4.]), weights=np.array([1., 1., 2.]))
+    np.float64(2.75)
+    """
+    a = _num_arg("average", a)
+    shape = _shape(a)
+    axes = _axes("average", axis, len(shape))
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        avg_shape = _shape(avg)
+        count = math.prod(shape) // builtins.max(math.prod(avg_shape), 1)
+        return avg, _full(avg_shape, count, get_aval(avg).dtype)
+    w = _array("average", weights)
+    if a.dtype.kind in "biu":
+        dtype = np.result_type(a.dtype, w.dtype, _F64)
+    else:
+        dtype = _result_dtype("average", a.dtype, w.dtype)
+    w_shape = _shape(w)
+    if w_shape != shape:
+        if axis is None:
+            raise ShapeError(
+                f"{_fname('average')}: weights of shape {w_shape} differ from a's shape "
+                f"{shape}; give axis= to weight along chosen axes.")
+        given = tuple(_axis("average", ax, len(shape)) for ax in
+                      (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        if w_shape != tuple(shape[ax] for ax in given):
+            raise ShapeError(
+                f"{_fname('average')}: weights of shape {w_shape} must match a's shape "
+                f"{shape} along axis {axis}, i.e. {tuple(shape[ax] for ax in given)}")
+        order = tuple(int(i) for i in np.argsort(given))
+        if order != tuple(range(len(order))):
+            w = structural.transpose(w, permutation=order)
+        w = structural.reshape(w, new_sizes=tuple(s if i in axes else 1
+                                                  for i, s in enumerate(shape)))
+    a, w = _cast(a, dtype), _cast(w, dtype)
+    scale = sum(w, axis=axes, keepdims=keepdims) if axes else w
+    if not isinstance(scale, Tracer) and np.any(np.asarray(scale) == 0):
+        raise ZeroWeightsError(f"{_fname('average')}: the weights sum to zero, so they "
+                               "cannot be normalised")
+    total = sum(ew.mul(a, w), axis=axes, keepdims=keepdims) if axes else ew.mul(a, w)
+    avg = ew.div(total, scale)
+    if returned:
+        return avg, structural.broadcast_to(scale, _shape(avg))
+    return avg
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """Number of nonzero elements over the given axes (like ``numpy.count_nonzero``)."""
+    counted = sum(_bool_arg("count_nonzero", a), axis=axis, keepdims=keepdims)
+    return int(counted) if axis is None and not keepdims and not isinstance(counted, Tracer) \
+        else counted
+
+
+__all__ = [
+    "sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp", "argmax",
+    "argmin", "any", "all", "average", "count_nonzero", "ZeroWeightsError",
+]

@@ -1,0 +1,294 @@
+"""Signs, extrema, clipping and rounding of funcdiff.numpy.
+
+``abs``, ``sign``, ``signbit``, ``copysign``, ``maximum``/``minimum`` (NaN
+propagates) and ``fmax``/``fmin`` (NaN ignored), ``heaviside``, ``clip``,
+``floor``/``ceil``/``trunc``/``rint``/``fix``/``round``, ``modf``, and the
+parts of funcdiff's real numbers (``real``, ``imag``, ``conjugate``). Each is a
+composition of elementwise primitives with numpy 2's semantics; integers pass
+through unchanged where numpy leaves them unchanged.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from funcdiff.errors import InvalidArgumentError
+from funcdiff.numpy._ufunc_support import (_BOOL, _F16, _F64, _INT8, _arg, _binary_ufunc, _c,
+                                           _cast, _check_broadcast, _const, _float_arg, _full,
+                                           _no_bool, _NoValue, _num_arg, _promote, _promote_float,
+                                           _reject_out, _result_dtype, _ufunc_options,
+                                           _unary_ufunc)
+from funcdiff.primitives import complex_ops
+from funcdiff.primitives import elementwise as ew
+
+
+# ---------------------------------------------------------------------------
+# Signs, extrema and rounding
+
+
+def _abs(x):
+    if x.dtype.kind == "c":
+        return complex_ops.complex_abs(x)
+    return x if x.dtype.kind in "bu" else ew.abs(x)
+
+
+def _abs_arg(name, x):
+    z = complex_ops.complex_value(x)
+    return _num_arg(name, x) if z is None else z
+
+
+def _sign(x):
+    return ew.sign(_no_bool("sign", x))
+
+
+def _signbit(x):
+    """True where ``x`` is negative, including -0.0 (NaN signs are not seen)."""
+    zero = _c(x, 0)
+    # atan2(-0.0, -1) = -pi but atan2(+0.0, -1) = +pi: the sign of zero, without 1/0
+    neg_zero = ew.and_(ew.eq(x, zero), ew.lt(ew.atan2(x, _c(x, -1)), zero))
+    return ew.or_(ew.lt(x, zero), neg_zero)
+
+
+def _copysign(x, y):
+    magnitude = ew.abs(x)
+    return ew.select(_signbit(y), ew.neg(magnitude), magnitude)
+
+
+def _fmax(x, y):
+    if x.dtype.kind != "f":
+        return ew.max(x, y)
+    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.max(x, y)))
+
+
+def _fmin(x, y):
+    if x.dtype.kind != "f":
+        return ew.min(x, y)
+    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.min(x, y)))
+
+
+def _heaviside(x, h0):
+    zero = _c(x, 0)
+    out = ew.select(ew.lt(x, zero), zero, ew.select(ew.gt(x, zero), _c(x, 1), h0))
+    return ew.select(ew.ne(x, x), x, out)
+
+
+abs = _unary_ufunc("abs", _abs_arg, _abs, "Elementwise absolute value (the magnitude, a "
+                   "float array, for complex values).", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.abs(np.array([-2, 3]))
+array([2, 3])""")
+absolute = abs
+fabs = _unary_ufunc("fabs", _float_arg, ew.abs, "Elementwise absolute value as a float.")
+sign = _unary_ufunc("sign", _num_arg, _sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
+signbit = _unary_ufunc("signbit", _float_arg, _signbit,
+                       "Elementwise test for a negative sign, including -0.0.")
+copysign = _binary_ufunc("copysign", _promote_float, _copysign,
+                         "Elementwise magnitude of ``x1`` with the sign of ``x2``.")
+maximum = _binary_ufunc("maximum", _promote, ew.max,
+                        "Elementwise maximum; NaN propagates.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.maximum(np.array([1., 5.]), 3.)
+array([3., 5.])""")
+minimum = _binary_ufunc("minimum", _promote, ew.min, "Elementwise minimum; NaN propagates.")
+fmax = _binary_ufunc("fmax", _promote, _fmax, "Elementwise maximum ignoring NaN.")
+fmin = _binary_ufunc("fmin", _promote, _fmin, "Elementwise minimum ignoring NaN.")
+heaviside = _binary_ufunc("heaviside", _promote_float, _heaviside,
+                          "Elementwise step function: 0 below 0, ``x2`` at 0, 1 above.")
+
+
+def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoValue):
+    """Limit the values of ``a`` to ``[a_min, a_max]`` (like ``numpy.clip``).
+
+    Args:
+      a: array_like.
+      a_min, a_max (or min, max): bounds, broadcast against ``a``; None for no bound.
+      out: not supported.
+
+    Returns:
+      ``minimum(maximum(a, a_min), a_max)`` in the promoted dtype; NaN propagates.
+
+    Raises:
+      InvalidArgumentError: if a bound is given twice. ShapeError: on shapes that do
+      not broadcast.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.clip(np.array([-1., 0.5, 2.]), 0, 1)
+    array([0. , 0.5, 1. ])
+    """
+    _reject_out("clip", out)
+    if min is not _NoValue:
+        if a_min is not _NoValue:
+            raise InvalidArgumentError("funcdiff.numpy.clip got both a_min= and min=")
+        a_min = min
+    if max is not _NoValue:
+        if a_max is not _NoValue:
+            raise InvalidArgumentError("funcdiff.numpy.clip got both a_max= and max=")
+        a_max = max
+    lo = None if a_min is _NoValue or a_min is None else _arg("clip", a_min)
+    hi = None if a_max is _NoValue or a_max is None else _arg("clip", a_max)
+    bounds = [b for b in (lo, hi) if b is not None]
+    a = _arg("clip", a)
+    dtype = _result_dtype("clip", a, *bounds)
+    a = _cast(a, dtype)
+    try:
+        if lo is not None:
+            a = ew.max(a, _cast(lo, dtype))
+        if hi is not None:
+            a = ew.min(a, _cast(hi, dtype))
+    except ValueError:
+        _check_broadcast("clip", a, *bounds)
+        raise
+    return a
+
+
+def _floor(x):
+    return ew.floor(x) if x.dtype.kind == "f" else x
+
+
+def _ceil(x):
+    return ew.ceil(x) if x.dtype.kind == "f" else x
+
+
+def _trunc(x):
+    if x.dtype.kind != "f":
+        return x
+    return ew.select(ew.lt(x, _c(x, 0)), ew.ceil(x), ew.floor(x))
+
+
+floor = _unary_ufunc("floor", _num_arg, _floor, "Elementwise floor (integers unchanged).", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.floor(np.array([-1.5, 1.5]))
+array([-2.,  1.])""")
+ceil = _unary_ufunc("ceil", _num_arg, _ceil, "Elementwise ceiling (integers unchanged).")
+trunc = _unary_ufunc("trunc", _num_arg, _trunc,
+                     "Elementwise rounding toward zero (integers unchanged).")
+rint = _unary_ufunc("rint", _float_arg, ew.round,
+                    "Elementwise rounding to the nearest integer, halves to even.")
+
+
+def fix(x, out=None):
+    """Round toward zero elementwise (like ``numpy.fix``; integers unchanged).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.fix(np.array([-1.7, 1.7]))
+    array([-1.,  1.])
+    """
+    _reject_out("fix", out)
+    return _trunc(_num_arg("fix", x))
+
+
+def round(a, decimals=0, out=None):
+    """Round to ``decimals`` decimal places, halves to even (like ``numpy.round``).
+
+    numpy's algorithm: scale by ``10**decimals``, round to an integer, scale
+    back; integers with ``decimals >= 0`` are returned unchanged.
+
+    Args:
+      a: array_like. decimals: int (negative rounds to tens, hundreds, ...).
+      out: not supported.
+
+    Returns:
+      The rounded array, of ``a``'s dtype.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.round(np.array([1.25, 2.5, 15.]), 1)
+    array([ 1.2,  2.5, 15. ])
+    """
+    _reject_out("round", out)
+    a = _num_arg("round", a)
+    decimals = operator.index(decimals)
+    if a.dtype == _BOOL:
+        a = _cast(a, _F16)  # numpy rounds booleans in float16
+    kind = a.dtype.kind
+    if kind != "f":
+        if decimals >= 0:
+            return a
+        scale = _const(10.0 ** -decimals, _F64)
+        scaled = ew.round(ew.div(_cast(a, _F64), scale))
+        return _cast(ew.mul(scaled, scale), a.dtype)
+    if decimals == 0:
+        return ew.round(a)
+    if decimals > 0:
+        scale = _c(a, 10.0 ** decimals)
+        return ew.div(ew.round(ew.mul(a, scale)), scale)
+    scale = _c(a, 10.0 ** -decimals)
+    return ew.mul(ew.round(ew.div(a, scale)), scale)
+
+
+around = round
+
+
+def modf(x, /, out=(None, None), *, where=True, dtype=None):
+    """Fractional and integral parts, both with the sign of ``x`` (like ``numpy.modf``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.modf(np.array([2.5, -1.25]))
+    (array([ 0.5 , -0.25]), array([ 2., -1.]))
+    """
+    if out != (None, None) and out is not None:
+        _reject_out("modf", out)
+    (x,) = _ufunc_options("modf", (x,), None, where, dtype)
+    x = _float_arg("modf", x)
+    whole = _trunc(x)
+    fraction = ew.select(ew.eq(ew.abs(x), _c(x, np.inf)), _c(x, 0), ew.sub(x, whole))
+    return fraction, whole
+
+
+# ---------------------------------------------------------------------------
+# Parts of funcdiff's real numbers
+
+
+def conjugate(x, /, out=None, *, where=True, dtype=None):
+    """Complex conjugate; real arrays are returned as they are."""
+    if out is not None or where is not True or dtype is not None:
+        (x,) = _ufunc_options("conjugate", (x,), out, where, dtype)
+    z = complex_ops.complex_value(x)
+    if z is not None:
+        return complex_ops.conj(z)
+    x = _num_arg("conjugate", x)
+    return _cast(x, _INT8) if x.dtype == _BOOL else x  # numpy's loops take bool as int8
+
+
+conj = conjugate
+
+
+def real(val):
+    """The real part (like ``numpy.real``): ``val`` itself for real arrays."""
+    z = complex_ops.complex_value(val)
+    return _num_arg("real", val) if z is None else complex_ops.real(z)
+
+
+def imag(val):
+    """The imaginary part (like ``numpy.imag``): zeros for real arrays."""
+    z = complex_ops.complex_value(val)
+    if z is not None:
+        return complex_ops.imag(z)
+    val = _num_arg("imag", val)
+    return _full(val, 0, val.dtype)
+
+
+def angle(z, deg=False):
+    """The argument of complex values, ``arctan2(imag, real)`` (like ``numpy.angle``).
+
+    Real input gives 0 for non-negative values and pi for negative ones (and -0.0).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.angle(np.array([1j, -1.0]), deg=True)
+    array([ 90., 180.])
+    """
+    c = complex_ops.complex_value(z)
+    if c is not None:
+        out = ew.atan2(complex_ops.imag(c), complex_ops.real(c))
+    else:
+        x = _float_arg("angle", z)
+        out = ew.atan2(_c(x, 0), x)
+    return ew.mul(out, _c(out, 180.0 / np.pi)) if deg else out
+
+
+__all__ = [
+    "abs", "absolute", "fabs", "sign", "signbit", "copysign", "maximum", "minimum", "fmax",
+    "fmin", "heaviside", "clip", "floor", "ceil", "trunc", "rint", "fix", "round", "around",
+    "modf", "conjugate", "conj", "real", "imag", "angle",
+]

@@ -1,0 +1,308 @@
+"""Argument handling shared by funcdiff.numpy's elementwise functions, creation and reductions.
+
+Arguments are converted and promoted with numpy 2's semantics: to one dtype
+(``funcdiff.dtypes``; Python scalars are weak), and integer arguments of
+float-only functions become the smallest float that holds them (int8 ->
+float16, int64 -> float64, as numpy's loop selection does). Keywords funcdiff
+does not support (``out=``, ``where=`` on ufuncs, ``initial=``, object or
+string dtypes) raise errors naming the function. ``_unary_ufunc`` and
+``_binary_ufunc`` build a numpy-style ufunc, with its docstring, from the
+preparation of its arguments and an operation on primitives.
+
+The eager fast path matters: a call on a float numpy array checks one dtype
+kind and binds, converting and promoting only when the arguments need it.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import Tracer, get_aval
+from funcdiff.errors import DTypeError, UnsupportedNumpyError
+from funcdiff.numpy import _util
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import structural
+from funcdiff.primitives.cards import broadcast_shapes
+
+
+_NoValue = object()  # numpy's "argument not given" (None is a meaningful value for some)
+_PY_SCALARS = (bool, int, float)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_BOOL, _INT8, _INT64 = np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int64)
+_UINT64 = np.dtype(np.uint64)
+
+
+# ---------------------------------------------------------------------------
+# Argument handling
+
+
+def _fname(name: str) -> str:
+    return f"funcdiff.numpy.{name}"
+
+
+def _arg(name: str, x: Any) -> Any:
+    """``x`` as an array, tracer, numpy scalar or (weak) Python scalar."""
+    if isinstance(x, (np.ndarray, Tracer, np.generic)):
+        if x.dtype.kind not in "biuf":
+            dtypes.check_dtype(x.dtype, f"the input of {_fname(name)}")
+        return x
+    if type(x) in _PY_SCALARS:
+        return x
+    return _util.asarray(x, _fname(name))
+
+
+def _array(name: str, x: Any) -> Any:
+    """Like ``_arg``, but Python scalars become 0-d numpy arrays (strong dtypes)."""
+    x = _arg(name, x)
+    return np.asarray(x) if type(x) in _PY_SCALARS else x
+
+
+def _dtype_arg(name: str, dtype: Any, what: str = "dtype=") -> np.dtype:
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"{_fname(name)} got {what}{dtype!r}, which is not a dtype") from None
+    return dtypes.check_dtype(dtype, f"the {what} argument of {_fname(name)}")
+
+
+def _result_dtype(name: str, *args: Any) -> np.dtype:
+    try:
+        return dtypes.result_type(*args)
+    except DTypeError as e:
+        raise DTypeError(f"{_fname(name)}: {e}") from None
+
+
+@functools.lru_cache(maxsize=None)
+def _float_of(dtype: np.dtype) -> np.dtype:
+    """The float dtype numpy computes float-only ufuncs in (int8 -> float16, int64 -> float64)."""
+    return dtype if dtype.kind == "f" else np.promote_types(dtype, _F16)
+
+
+def _cast(x: Any, dtype: np.dtype) -> Any:
+    if type(x) in _PY_SCALARS:
+        return np.asarray(x, dtype)  # raises OverflowError for out-of-range ints, like numpy
+    if x.dtype == dtype:
+        return x
+    return ew.convert_element_type(x, dtype)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: some values come from users (nan_to_num)
+def _const(value: Any, dtype: np.dtype) -> np.ndarray:
+    c = np.asarray(value, dtype)
+    c.flags.writeable = False
+    return c
+
+
+def _c(x: Any, value: Any) -> np.ndarray:
+    """``value`` as a 0-d constant of ``x``'s dtype (float32 code stays float32)."""
+    return _const(value, x.dtype)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return get_aval(x).shape
+
+
+def _float_arg(name: str, x: Any) -> Any:
+    """``x`` converted for a float-only function."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None:
+        kind = dtype.kind
+        if kind == "f":
+            return x
+        if kind in "biu":
+            return ew.convert_element_type(x, _float_of(dtype))
+    x = _arg(name, x)
+    return _cast(x, _float_of(_result_dtype(name, x)))
+
+
+def _num_arg(name: str, x: Any) -> Any:
+    """``x`` for a dtype-preserving unary function (Python scalars get numpy's default dtype)."""
+    if type(x) is np.ndarray and x.dtype.kind in "biuf":
+        return x
+    return _array(name, x)
+
+
+# The Python scalar types that an array of each dtype kind absorbs without changing
+# its dtype (numpy 2's weak scalars): a float array takes floats, ints and bools, ...
+_ABSORBS = {"f": (float, int, bool), "i": (int, bool), "u": (int, bool), "b": (bool,)}
+
+
+def _same_or_weak(x: Any, y: Any, kinds: str) -> tuple[Any, Any] | None:
+    """The common fast cases of promotion: one dtype already, or an array of a dtype
+    in ``kinds`` with a Python scalar it absorbs. None if promotion has work to do."""
+    dx, dy = getattr(x, "dtype", None), getattr(y, "dtype", None)
+    if dx is not None:
+        if dy is not None:
+            if dx == dy and dx.kind in kinds:
+                return x, y
+        elif dx.kind in kinds and type(y) in _ABSORBS.get(dx.kind, ()):
+            return x, np.asarray(y, dx)
+    elif dy is not None and dy.kind in kinds and type(x) in _ABSORBS.get(dy.kind, ()):
+        return np.asarray(x, dy), y
+    return None
+
+
+def _promote(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """``x`` and ``y`` converted to their numpy-2 common dtype."""
+    fast = _same_or_weak(x, y, "biuf")
+    if fast is not None:
+        return fast
+    x, y = _arg(name, x), _arg(name, y)
+    dtype = _result_dtype(name, x, y)
+    return _cast(x, dtype), _cast(y, dtype)
+
+
+def _promote_float(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """``x`` and ``y`` in the float dtype of a float-only binary function."""
+    fast = _same_or_weak(x, y, "f")
+    if fast is not None:
+        return fast
+    x, y = _arg(name, x), _arg(name, y)
+    dtype = _float_of(_result_dtype(name, x, y))
+    return _cast(x, dtype), _cast(y, dtype)
+
+
+def _promote_divide(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """Like ``_promote_float``, but integers divide in float64 (numpy's divide loops)."""
+    fast = _same_or_weak(x, y, "f")
+    if fast is not None:
+        return fast
+    x, y = _arg(name, x), _arg(name, y)
+    dtype = _result_dtype(name, x, y)
+    if dtype.kind != "f":
+        dtype = _F64
+    return _cast(x, dtype), _cast(y, dtype)
+
+
+def _promote_int_bool(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """Promote; booleans become int8, as numpy's integer loops take them."""
+    x, y = _promote(name, x, y)
+    if x.dtype == _BOOL:
+        return _cast(x, _INT8), _cast(y, _INT8)
+    return x, y
+
+
+def _promote_compare(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    try:
+        return _promote(name, x, y)
+    except OverflowError:
+        # numpy 2 compares a Python int outside the array's integer range exactly.
+        x, y = [np.asarray(v) if type(v) is int else v for v in (x, y)]
+        return _promote(name, x, y)
+
+
+def _bool_arg(name: str, x: Any) -> Any:
+    x = _array(name, x)
+    return x if x.dtype == _BOOL else ew.ne(x, _c(x, 0))
+
+
+def _check_broadcast(name: str, *args: Any) -> tuple[int, ...]:
+    """The broadcast shape of ``args``; ShapeError naming ``name`` and the shapes if none."""
+    return broadcast_shapes(_fname(name), *[_shape(a) for a in args])
+
+
+def _full(x_or_shape: Any, value: Any, dtype: np.dtype) -> Any:
+    """A constant of ``x``'s shape: staged as one broadcast for tracers, numpy otherwise."""
+    if isinstance(x_or_shape, tuple):
+        return np.full(x_or_shape, value, dtype)
+    shape = _shape(x_or_shape)
+    if isinstance(x_or_shape, Tracer):
+        return structural.full(shape, value, dtype)
+    return np.full(shape, value, dtype)
+
+
+def _reject_out(name: str, out: Any) -> None:
+    if out is not None:
+        raise UnsupportedNumpyError(
+            f"{_fname(name)} does not support the argument out= (funcdiff arrays are "
+            f"immutable and its functions are pure); call it without out= and use the "
+            f"returned value.")
+
+
+def _reject_where(name: str, where: Any) -> None:
+    if where is not True and where is not _NoValue:
+        raise UnsupportedNumpyError(
+            f"{_fname(name)} does not support the argument where=; compute on all "
+            f"elements and select afterwards with funcdiff.numpy.where(mask, result, other).")
+
+
+def _reject_initial(name: str, initial: Any) -> None:
+    if initial is not _NoValue:
+        raise UnsupportedNumpyError(
+            f"{_fname(name)} does not support the argument initial=; combine the result "
+            f"with the initial value yourself, e.g. funcdiff.numpy.maximum(result, initial).")
+
+
+def _ufunc_options(name: str, args: tuple, out: Any, where: Any, dtype: Any) -> list:
+    """Validate the ufunc keywords; ``dtype=`` casts the inputs (numpy's loop dtype)."""
+    _reject_out(name, out)
+    _reject_where(name, where)
+    if dtype is None:
+        return list(args)
+    dtype = _dtype_arg(name, dtype)
+    return [_cast(_arg(name, a), dtype) for a in args]
+
+
+def _doc(name: str, summary: str, example: str = "", nin: int = 1) -> str:
+    args = "x: array_like" if nin == 1 else "x1, x2: array_like (broadcast against each other)"
+    text = (f"{summary}\n\n    Like ``numpy.{name}``.\n\n    Args:\n      {args}.\n"
+            f"      out, where: not supported (funcdiff functions are pure).\n"
+            f"      dtype: optional dtype to compute in.\n\n"
+            f"    Returns:\n      A numpy array (a tracer inside a transform).\n\n"
+            f"    Raises:\n      UnsupportedNumpyError: for out= or where=.\n"
+            f"      DTypeError: for dtypes funcdiff does not support.\n")
+    if nin == 2:
+        text += "      ShapeError: if the shapes do not broadcast.\n"
+    if example:
+        text += "\n" + "\n".join("    " + line for line in example.strip().splitlines()) + "\n"
+    return text
+
+
+def _caller_module() -> str:
+    """The module calling the ufunc factory: the ufunc belongs to it, as a namedtuple class
+    belongs to the module that creates it, so pickle, help() and inspect find it there."""
+    return sys._getframe(2).f_globals.get("__name__", __name__)
+
+
+def _unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
+                 example: str = "") -> Callable:
+    def ufunc(x, /, out=None, *, where=True, dtype=None):
+        if out is not None or where is not True or dtype is not None:
+            (x,) = _ufunc_options(name, (x,), out, where, dtype)
+        return op(prepare(name, x))
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__module__ = _caller_module()
+    ufunc.__doc__ = _doc(name, summary, example)
+    return ufunc
+
+
+def _binary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
+                  example: str = "") -> Callable:
+    def ufunc(x1, x2, /, out=None, *, where=True, dtype=None):
+        if out is not None or where is not True or dtype is not None:
+            x1, x2 = _ufunc_options(name, (x1, x2), out, where, dtype)
+        a, b = prepare(name, x1, x2)
+        try:
+            return op(a, b)
+        except ValueError:
+            _check_broadcast(name, a, b)  # a ShapeError naming this function and the shapes
+            raise
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__module__ = _caller_module()
+    ufunc.__doc__ = _doc(name, summary, example, nin=2)
+    return ufunc
+
+
+def _no_bool(name: str, x: Any) -> Any:
+    if x.dtype == _BOOL:
+        raise DTypeError(f"{_fname(name)} does not accept booleans (numpy neither); use "
+                         f"funcdiff.numpy.logical_not or convert with astype(int) first.")
+    return x
+
+
+__all__: list[str] = []
