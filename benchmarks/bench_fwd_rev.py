@@ -9,7 +9,7 @@ forward (right to left) costs about hidden^2 n + m hidden n flops, reverse
 
 - ``fd.jacfwd`` (one batched jvp over the n input basis vectors),
 - ``fd.jacrev`` (one batched vjp over the m output basis vectors),
-- ``fd.jacobian`` (mode="auto": forward when n < m) and which mode it picked,
+- ``fd.jacobian`` (mode="auto": forward when n <= m) and which mode it picked,
 - the same two modes under ``fd.jit``,
 - the chain product written by hand in numpy in both association orders: the
   physical limit for a numpy library,

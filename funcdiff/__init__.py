@@ -5,12 +5,11 @@
 12.0
 """
 
-from funcdiff import primitives as _primitives  # noqa: F401  (registers the primitives)
-from funcdiff.primitives import elementwise as _elementwise  # noqa: F401
-from funcdiff.primitives import structural as _structural  # noqa: F401
-from funcdiff.primitives import reductions as _reductions  # noqa: F401
+# Importing the primitive families registers every primitive (their cards).
 from funcdiff.primitives import (cumulative as _cumulative, dot as _dot,  # noqa: F401
-                                 indexing as _indexing, sorting as _sorting)
+                                 elementwise as _elementwise, indexing as _indexing,
+                                 reductions as _reductions, sorting as _sorting,
+                                 structural as _structural)
 from funcdiff import tree_util
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp,
@@ -18,18 +17,21 @@ from funcdiff.api import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr
 
+# funcdiff.numpy gives tracers numpy's operators and dispatch (np.sin(tracer) works);
+# the modules below build on it.
+from funcdiff import numpy  # noqa: E402
+from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
+from funcdiff.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
+from funcdiff.inspect import cost_analysis, saved_residuals  # noqa: E402
+from funcdiff import lax, nn, scipy, test_util  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "linear_transpose", "jacfwd",
-    "jacrev", "jacobian", "hessian", "hvp", "vmap", "make_jaxpr", "tree_util", "stop_gradient",
-    "jit", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr", "check_jaxpr", "eval_jaxpr",
+    "jacrev", "jacobian", "hessian", "hvp", "vmap", "jit", "make_jaxpr", "stop_gradient",
+    "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_name",
+    "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn",
+    "numpy", "scipy", "test_util", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr",
+    "check_jaxpr", "eval_jaxpr",
 ]
-
-# funcdiff.numpy gives tracers numpy's operators and dispatch (np.sin(tracer) works)
-from funcdiff import numpy  # noqa: E402,F401
-from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
-from funcdiff.checkpoint import checkpoint, remat, checkpoint_name, checkpoint_policies  # noqa: E402
-from funcdiff.inspect import saved_residuals, cost_analysis  # noqa: E402
-from funcdiff import lax  # noqa: E402,F401
-from funcdiff import nn  # noqa: E402,F401

@@ -354,8 +354,8 @@ def test_nonzero_method_needs_a_concrete_value():
 
 
 UNSUPPORTED = [
-    (lambda x: np.linalg.norm(x), "numpy.linalg.norm"),
-    (lambda x: np.fft.fft(x), "numpy.fft.fft"),
+    (lambda x: np.linalg.eig(x), "numpy.linalg.eig"),
+    (lambda x: np.linalg.eigvals(x), "numpy.linalg.eigvals"),
     (lambda x: np.histogram(x), "numpy.histogram"),
     (lambda x: np.gcd(x.astype(int), 2), "numpy.gcd"),
     (lambda x: np.frexp(x), "numpy.frexp"),
@@ -374,6 +374,51 @@ def test_unsupported_numpy_functions_raise_naming_them(case):
         fd.make_jaxpr(fn)(np.ones(3))
     with pytest.raises(UnsupportedNumpyError, match="funcdiff.numpy"):
         fd.grad(lambda x: fn(x))(np.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# numpy.linalg and numpy.fft
+
+
+def test_every_linalg_and_fft_function_dispatches():
+    names = _interop.supported_numpy_names()
+    for module in ("linalg", "fft"):
+        fd_module = getattr(fnp, module)
+        exported = {n for n in fd_module.__all__ if _interop._is_implementation(
+            getattr(fd_module, n)) and f"{module}.{n}" not in _interop._NOT_DISPATCHED}
+        assert {f"numpy.{module}.{n}" for n in exported} <= set(names), module
+        functions = _interop._build_tables()["functions"]
+        for n in exported:
+            assert functions[getattr(getattr(np, module), n)] is getattr(fd_module, n), n
+
+
+def test_grad_of_numpy_linalg_det():
+    A = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 1.0]])
+    g = fd.grad(lambda A: np.linalg.det(A))(A)
+    np.testing.assert_allclose(g, np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-12)
+
+
+def test_grad_of_numpy_fft_power():
+    x = np.random.default_rng(0).normal(size=8)
+    g = fd.grad(lambda x: np.sum(np.abs(np.fft.fft(x)) ** 2))(x)
+    np.testing.assert_allclose(g, 2 * 8 * x, rtol=1e-10)
+
+
+SUBMODULE_ROWS = [  # (numpy spelling, funcdiff spelling, argument)
+    (lambda A: np.linalg.inv(A) @ A, lambda A: fnp.linalg.inv(A) @ A, np.eye(3) + 0.1),
+    (lambda A: np.linalg.slogdet(A)[1], lambda A: fnp.linalg.slogdet(A)[1], np.eye(3) + 0.1),
+    (lambda A: np.linalg.norm(A, axis=0), lambda A: fnp.linalg.norm(A, axis=0), np.ones((3, 2))),
+    (lambda x: np.real(np.fft.ifft(np.fft.fft(x))),
+     lambda x: fnp.real(fnp.fft.ifft(fnp.fft.fft(x))), np.ones(4)),
+    (lambda x: np.fft.irfft(np.fft.rfft(x), n=5), lambda x: fnp.fft.irfft(fnp.fft.rfft(x), n=5),
+     np.ones(5)),
+]
+
+
+@pytest.mark.parametrize("row", range(len(SUBMODULE_ROWS)))
+def test_numpy_submodule_calls_stage_like_funcdiff_numpy(row):
+    np_form, fnp_form, x = SUBMODULE_ROWS[row]
+    assert str(fd.make_jaxpr(np_form)(x)) == str(fd.make_jaxpr(fnp_form)(x))
 
 
 def test_asarray_of_abstract_tracer_explains_jit():
@@ -408,12 +453,15 @@ def test_supported_names_cover_dispatch_and_exclude_the_rest():
                      "numpy.add.reduce", "numpy.maximum.accumulate", "numpy.multiply.outer",
                      "numpy.concat", "numpy.permute_dims"):
         assert expected in names, expected
-    for absent in ("numpy.linalg.norm", "numpy.histogram", "numpy.gcd", "numpy.subtract.reduce"):
+    for absent in ("numpy.linalg.eig", "numpy.histogram", "numpy.gcd", "numpy.subtract.reduce",
+                   "numpy.fft.fftfreq"):  # fftfreq takes no arrays, so never dispatches
         assert absent not in names, absent
     tables = _interop._build_tables()
     for name in names:
         parts = name.split(".")
         obj = getattr(np, parts[1])
+        if parts[1] in _interop._SUBMODULES:
+            obj = getattr(obj, parts[2])
         assert obj in tables["ufuncs"] or obj in tables["functions"], name
     methods = _interop.supported_array_methods()
     for m in ("__add__", "__rmatmul__", "__getitem__", "at", "reshape", "T", "sum", "astype"):

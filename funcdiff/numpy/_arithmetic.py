@@ -146,12 +146,17 @@ def _int_power(x, y):
 
 
 def _power(name: str, x, y, dtype: np.dtype):
-    if type(y) is int and dtype.kind in "iuf":
-        if y < 0 and dtype.kind != "f":
+    if type(y) is int and dtype.kind in "iufc":
+        if y < 0 and dtype.kind not in "fc":
             raise InvalidArgumentError(
                 f"{_fname(name)}: integers to negative integer powers are not allowed "
                 "(numpy neither); convert the base to float first.")
         return ew.integer_pow(_cast(x, dtype), y=y)  # np.power(x, int): the same values
+    if dtype.kind == "c":
+        raise DTypeError(
+            f"{_fname(name)}: complex values (intermediates in funcdiff) can be raised only "
+            f"to a Python int power, e.g. z ** 2; for other exponents compute "
+            f"fnp.exp(y * fnp.log(z)).")
     x, y = _cast(x, dtype), _cast(y, dtype)
     try:
         if dtype.kind == "f":

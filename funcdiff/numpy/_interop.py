@@ -99,7 +99,11 @@ _IN_PLACE = {"put_along_axis": "fnp.put_along_axis(arr, indices, values, axis), 
 _NOT_DISPATCHED = frozenset({
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "zeros", "ones",
     "empty", "full", "arange", "eye", "identity", "tri", "frombuffer", "fromiter",
-    "fromfunction", "fromstring", "fromfile"})
+    "fromfunction", "fromstring", "fromfile", "fft.fftfreq", "fft.rfftfreq"})
+
+# numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
+# name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
+_SUBMODULES = ("linalg", "fft")
 
 
 def _build_tables() -> dict[str, Any]:
@@ -118,8 +122,29 @@ def _build_tables() -> dict[str, Any]:
             continue
         names_of[id(obj)] = names
         (ufuncs if isinstance(obj, np.ufunc) else functions)[obj] = impl
+    for obj, name, impl in _submodule_functions(fnp):
+        if obj in functions:  # numpy exports it at the top level too
+            names_of[id(obj)].append(name)
+        else:
+            functions[obj], names_of[id(obj)] = impl, [name]
     _tables.update(ufuncs=ufuncs, functions=functions, names_of=names_of)
     return _tables
+
+
+def _submodule_functions(fnp: Any) -> list[tuple[Any, str, Callable]]:
+    """(numpy function, ``"linalg.det"``-style name, funcdiff implementation) for each
+    function a funcdiff.numpy submodule exports that numpy's submodule also has."""
+    found = []
+    for module in _SUBMODULES:
+        np_module, fd_module = getattr(np, module), getattr(fnp, module)
+        for name in fd_module.__all__:
+            obj, impl = getattr(np_module, name, None), getattr(fd_module, name)
+            qualified = f"{module}.{name}"
+            if (qualified in _NOT_DISPATCHED or not _is_implementation(impl)
+                    or obj is None or isinstance(obj, type) or not callable(obj)):
+                continue
+            found.append((obj, qualified, impl))
+    return found
 
 
 def _is_implementation(obj: Any) -> bool:
@@ -435,9 +460,12 @@ def install_tracer_methods() -> None:
 
 def supported_numpy_names() -> list[str]:
     """Every numpy name funcdiff implements: ``numpy.X`` functions and ufuncs (by each
-    name numpy exports them under) and ``numpy.<ufunc>.reduce/accumulate/outer``.
+    name numpy exports them under), ``numpy.linalg.X`` and ``numpy.fft.X``, and
+    ``numpy.<ufunc>.reduce/accumulate/outer``.
 
     >>> "numpy.concatenate" in supported_numpy_names()
+    True
+    >>> "numpy.linalg.det" in supported_numpy_names()
     True
     """
     tables = _build_tables()

@@ -32,6 +32,7 @@ from funcdiff.primitives.cards import broadcast_shapes
 
 _NoValue = object()  # numpy's "argument not given" (None is a meaningful value for some)
 _PY_SCALARS = (bool, int, float)
+_WEAK_SCALARS = _PY_SCALARS + (complex,)  # Python scalars that promote weakly (NEP 50)
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _BOOL, _INT8, _INT64 = np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
@@ -46,12 +47,13 @@ def _fname(name: str) -> str:
 
 
 def _arg(name: str, x: Any) -> Any:
-    """``x`` as an array, tracer, numpy scalar or (weak) Python scalar."""
+    """``x`` as an array, tracer, numpy scalar or (weak) Python scalar. Complex values
+    pass: they are intermediates (transform inputs are checked to be real elsewhere)."""
     if isinstance(x, (np.ndarray, Tracer, np.generic)):
         if x.dtype.kind not in "biuf":
-            dtypes.check_dtype(x.dtype, f"the input of {_fname(name)}")
+            dtypes.check_dtype(x.dtype, f"the input of {_fname(name)}", allow_complex=True)
         return x
-    if type(x) in _PY_SCALARS:
+    if type(x) in _WEAK_SCALARS:
         return x
     return _util.asarray(x, _fname(name))
 
@@ -59,7 +61,7 @@ def _arg(name: str, x: Any) -> Any:
 def _array(name: str, x: Any) -> Any:
     """Like ``_arg``, but Python scalars become 0-d numpy arrays (strong dtypes)."""
     x = _arg(name, x)
-    return np.asarray(x) if type(x) in _PY_SCALARS else x
+    return np.asarray(x) if type(x) in _WEAK_SCALARS else x
 
 
 def _dtype_arg(name: str, dtype: Any, what: str = "dtype=") -> np.dtype:
@@ -84,7 +86,7 @@ def _float_of(dtype: np.dtype) -> np.dtype:
 
 
 def _cast(x: Any, dtype: np.dtype) -> Any:
-    if type(x) in _PY_SCALARS:
+    if type(x) in _WEAK_SCALARS:
         return np.asarray(x, dtype)  # raises OverflowError for out-of-range ints, like numpy
     if x.dtype == dtype:
         return x
@@ -174,7 +176,7 @@ def _promote_divide(name: str, x: Any, y: Any) -> tuple[Any, Any]:
         return fast
     x, y = _arg(name, x), _arg(name, y)
     dtype = _result_dtype(name, x, y)
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         dtype = _F64
     return _cast(x, dtype), _cast(y, dtype)
 

@@ -36,7 +36,9 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
         return _shape.stack_nested(x, dtype)
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":
-        dtypes.check_dtype(arr.dtype, f"the input of {name}")
+        # complex arrays are intermediates (eager results of fft, ...); only they pass
+        intermediate = dtype is None and isinstance(x, (np.ndarray, np.generic))
+        dtypes.check_dtype(arr.dtype, f"the input of {name}", allow_complex=intermediate)
     return arr
 
 

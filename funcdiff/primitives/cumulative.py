@@ -109,7 +109,7 @@ def exclusive_cumprod(x, *, axis, reverse=False):
 
 # --- cumsum -----------------------------------------------------------------------
 
-cumsum_p = _card("cumsum", lambda x, axis: np.cumsum(x, axis, dtype=x.dtype), "iuf",
+cumsum_p = _card("cumsum", lambda x, axis: np.cumsum(x, axis, dtype=x.dtype), "iufc",
                  _NUMBERS_ONLY)
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [
     cumsum(ct, axis=axis, reverse=not reverse)])

@@ -37,11 +37,18 @@ def _const(x, value):
     return np.asarray(value, get_aval(x).dtype)
 
 
+# Complex values are intermediates only (funcdiff.dtypes): arithmetic and exp/log accept
+# them, float-only functions (comparisons of order, special functions, ...) do not.
 _FLOAT, _NUMERIC, _INTEGRAL, _ANY = "f", "iuf", "biu", "biuf"
+_INEXACT, _ARITHMETIC = "fc", "iufc"
 _KIND_TEXT = {
     _FLOAT: ("floating", "Convert integers first with convert_element_type(x, "
              "new_dtype=np.dtype('float64')); funcdiff.numpy does this for you."),
+    _INEXACT: ("floating or complex", "Convert integers first with convert_element_type(x, "
+               "new_dtype=np.dtype('float64')); funcdiff.numpy does this for you."),
     _NUMERIC: ("integer or floating", "Convert booleans first with convert_element_type."),
+    _ARITHMETIC: ("integer, floating or complex",
+                  "Convert booleans first with convert_element_type."),
     _INTEGRAL: ("boolean or integer", "Compare floats with ne(x, 0) first to get booleans."),
 }
 
@@ -84,7 +91,7 @@ def _unary_batch(prim):
 
 # --- arithmetic --------------------------------------------------------------
 
-neg_p = _unary("neg", np.negative, kinds=_NUMERIC)
+neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
 
@@ -116,7 +123,7 @@ add_p.linear = True
 add_p.jvp = _add_jvp
 add_p.transpose = _add_transpose
 
-sub_p = _binary("sub", np.subtract, kinds=_NUMERIC)
+sub_p = _binary("sub", np.subtract, kinds=_ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
 
 
@@ -191,7 +198,7 @@ safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, e
 
 def _div_impl(x, y):
     x = np.asarray(x)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         return np.divide(x, y)
     q = np.floor_divide(x, y)  # integers round toward zero, as in C and JAX
     return q + ((q < 0) & (q * y != x))
@@ -208,7 +215,7 @@ def _div_transpose(ct, x, y):
 
 div_p = _binary("div", _div_impl, (lambda x, y, out: div(_const(y, 1), y),
                                    lambda x, y, out: neg(div(out, y))),
-                kinds=_NUMERIC, flops=4, singular=True)
+                kinds=_ARITHMETIC, flops=4, singular=True)
 div_p.transpose = _div_transpose
 div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not numpy, "
                      "semantics).")
@@ -454,11 +461,12 @@ round = make_op(round_p, "Elementwise rounding to the nearest integer, halves to
 abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC)
 abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
 
-exp_p = _unary("exp", np.exp, lambda x, y: y, flops=10)
+exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10)
 exp = make_op(exp_p, "Elementwise e ** x.")
 exp2_p = _unary("exp2", np.exp2, lambda x, y: mul(y, _const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
-log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), flops=10, singular=True)
+log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
+                singular=True)
 log = make_op(log_p, "Elementwise natural logarithm.")
 log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
                  flops=10, singular=True)
@@ -579,7 +587,7 @@ def _integer_pow_abstract_eval(x, *, y):
         raise InvalidArgumentError(
             f"the primitive integer_pow needs a static Python int exponent y, got {y!r}; "
             "use pow for array or float exponents.")
-    if y < 0 and x.dtype.kind != "f":
+    if y < 0 and x.dtype.kind not in "fc":
         raise InvalidArgumentError(
             f"integer_pow cannot raise the integer array {x.str_short()} to the negative "
             f"power {y}; convert it to float first.")
@@ -604,7 +612,7 @@ def _integer_pow_cost(x, *, y):
 
 
 integer_pow_p.abstract_eval = _integer_pow_abstract_eval
-integer_pow_p = _accepts(integer_pow_p, _NUMERIC)
+integer_pow_p = _accepts(integer_pow_p, _ARITHMETIC)
 integer_pow_p.jvp = _integer_pow_jvp
 integer_pow_p.batch = _unary_batch(integer_pow_p)
 integer_pow_p.cost = _integer_pow_cost

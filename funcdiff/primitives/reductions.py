@@ -93,12 +93,12 @@ reduce_sum_p = Primitive("reduce_sum")
 
 
 def _reduce_sum_impl(x, *, axes):
-    x = _require_kind(x, "iuf")
+    x = _require_kind(x, "iufc")
     return np.sum(x, axis=axes, dtype=x.dtype)
 
 
 def _reduce_sum_abstract_eval(x, *, axes):
-    _check_dtype_kind("reduce_sum", x, "iuf",
+    _check_dtype_kind("reduce_sum", x, "iufc",
                       "it sums numbers. Convert booleans with convert_element_type first "
                       "(funcdiff.numpy.sum does this) or use reduce_or.")
     return _reduced_aval("reduce_sum", x, axes)
