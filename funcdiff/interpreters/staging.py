@@ -19,6 +19,7 @@ import numpy as np
 
 from funcdiff.core import (MainTrace, ShapedArray, Trace, Tracer, concretization_error,
                            get_aval, new_main)
+from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 
@@ -84,7 +85,9 @@ class JaxprTrace(Trace):
     def process_primitive(self, primitive, tracers, params):
         avals_in = [t._aval for t in tracers]
         if primitive.abstract_eval is None:
-            raise NotImplementedError(f"primitive {primitive.name} has no abstract_eval rule")
+            raise FunctionalDiffError(
+                f"the primitive {primitive.name} has no abstract_eval rule, so it cannot be "
+                "staged by make_jaxpr or jit; give its card a shape rule.")
         out = primitive.abstract_eval(*avals_in, **params)
         invars = [t._var for t in tracers]
         if primitive.multiple_results:
