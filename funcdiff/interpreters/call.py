@@ -22,7 +22,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Sequence
 
-from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, zeros_array
+from funcdiff.core import (Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval,
+                           zeros_array)
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters.compile import CompiledProgram, compile_jaxpr
 from funcdiff.interpreters.linearize import linearize_flat
@@ -37,11 +38,18 @@ _derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictio
 
 
 def compiled(jaxpr: ClosedJaxpr, name: str = "program") -> CompiledProgram:
-    """The compiled form of ``jaxpr``, optimised and compiled on first use."""
+    """The compiled form of ``jaxpr``, optimised and compiled on first use.
+
+    Cached while ``jaxpr`` lives (the compiled program never refers back to it,
+    so a program is freed with the function that traced it).
+    """
     prog = _compiled.get(jaxpr)
     if prog is None:
         from funcdiff.interpreters.passes import optimize
-        prog = _compiled[jaxpr] = compile_jaxpr(optimize(jaxpr), name)
+        optimized = optimize(jaxpr)
+        if optimized is jaxpr:  # a new wrapper: the cache must not keep its own key alive
+            optimized = ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts, jaxpr.in_tree, jaxpr.out_tree)
+        prog = _compiled[jaxpr] = compile_jaxpr(optimized, name)
     return prog
 
 
@@ -106,7 +114,8 @@ def _call_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
     primal_outs, residuals = results[:n_out], results[n_out:]
     nonzero = [t for t in tangents if type(t) is not Zero]
     staged = iter(bind(call_p, *residuals, *nonzero, jaxpr=linear, name=name + "_lin"))
-    tangent_outs = [Zero(a) if z else next(staged) for a, z in zip(out_avals, out_is_zero)]
+    tangent_outs = [Zero(tangent_aval(a)) if z else next(staged)
+                    for a, z in zip(out_avals, out_is_zero)]
     return primal_outs, tangent_outs
 
 
@@ -121,7 +130,8 @@ def _transposed(jaxpr: ClosedJaxpr, undefined: tuple[bool, ...], ct_mask: tuple[
 
     def backward(*args):
         defined, cts = iter(args[:len(defined_avals)]), iter(args[len(defined_avals):])
-        linear_args = [UndefinedPrimal(a) if u else next(defined) for a, u in zip(in_avals, undefined)]
+        linear_args = [UndefinedPrimal(a) if u else next(defined)
+                       for a, u in zip(in_avals, undefined)]
         cts_out = [next(cts) if m else Zero(a) for a, m in zip(jaxpr.out_avals, ct_mask)]
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, linear_args, cts_out)
         return [zeros_array(a) if ct is None or type(ct) is Zero else ct

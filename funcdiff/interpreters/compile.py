@@ -1,10 +1,24 @@
 """Compile a jaxpr to straight-line Python over numpy.
 
-Each equation becomes one line calling the primitive's numpy ``impl`` with its
-params already bound, so replaying a program costs one Python call per
-equation and nothing else: no tracing, no dispatch through ``bind``. Every
-intermediate is deleted right after its last use, so the peak memory of a
-program (a backward pass in particular) is what the program needs.
+Each equation becomes one line: a direct numpy call when the primitive has a
+lowering here (a ufunc, ``np.dot``, ``ufunc.reduce``, a method such as
+``reshape``), else its ``impl`` with its params. Replaying a program costs one
+Python call per equation and nothing else: no tracing, no dispatch through
+``bind``, no re-validation of shapes the tracer already checked.
+
+Memory: every intermediate is deleted right after its last use, so the peak
+memory of a program (a backward pass in particular) is what it needs. An
+elementwise ufunc whose operand dies at that equation writes into the
+operand's buffer (``out=``) when that is provably safe: the operand was
+produced by this program as a fresh array of the result's shape and dtype
+(so it is no argument, constant or view), and at run time nothing else
+refers to it (its reference count shows no view or other name holds it).
+
+Programs whose values are all 0-d float64 (or bool) also get a Python-float
+version using the ``math`` module, roughly ten times cheaper per operation
+than numpy on scalars; where Python's float semantics differ from numpy's
+(math errors, overflow, division by zero) it raises, and the numpy version
+runs instead.
 
 The generated source only ever contains generated identifiers; parameters,
 constants and functions are passed in through the namespace, never written
@@ -13,94 +27,525 @@ into the text, so nothing a user supplies is evaluated as code.
 
 from __future__ import annotations
 
-import functools
-import re
+import math
+import sys
 from typing import Any, Callable
 
-from funcdiff.ir import ClosedJaxpr, Jaxpr, Literal, Var
+import numpy as np
+
+from funcdiff.core import ShapedArray
+from funcdiff.errors import FunctionalDiffError
+from funcdiff.ir import ClosedJaxpr, Literal, Var
+
+_REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay
+
+
+def _sole_reference_count() -> int:
+    """What ``sys.getrefcount(x)`` says for a local ``x`` nothing else refers to."""
+    scope: dict = {"_rc": sys.getrefcount, "_new": object}
+    exec("def probe():\n    x = _new()\n    return _rc(x)\n", scope)
+    return scope["probe"]()
+
+
+_SOLE = _sole_reference_count()
 
 
 class CompiledProgram:
-    """A jaxpr compiled to a Python function of its inputs, with its source text."""
+    """A jaxpr compiled to a Python function of its inputs, with its source text.
 
-    __slots__ = ("fn", "source", "jaxpr")
+    ``source`` is the numpy program; ``scalar_source`` the Python-float
+    version (None when the program is not all-scalar); ``jaxpr`` is the
+    program that was compiled.
+    """
 
-    def __init__(self, fn: Callable, source: str, jaxpr: ClosedJaxpr):
+    __slots__ = ("fn", "source", "scalar_source", "jaxpr", "__weakref__")
+
+    def __init__(self, fn: Callable, source: str, jaxpr: ClosedJaxpr,
+                 scalar_source: str | None = None):
         self.fn = fn
         self.source = source
+        self.scalar_source = scalar_source
         self.jaxpr = jaxpr
 
     def __call__(self, *args: Any) -> list[Any]:
         return self.fn(*args)
 
 
-def _bound_impl(eqn) -> Callable:
+class _Namespace:
+    """The globals of a generated function, under generated names only."""
+
+    def __init__(self):
+        self.values: dict[str, Any] = {}
+        self._by_id: dict[int, str] = {}
+
+    def add(self, prefix: str, value: Any, share: bool = True) -> str:
+        if share and id(value) in self._by_id:
+            return self._by_id[id(value)]
+        name = f"_{prefix}{len(self.values)}"
+        self.values[name] = value
+        if share:
+            self._by_id[id(value)] = name
+        return name
+
+
+def _impl_of(eqn) -> Callable:
     impl = eqn.primitive.impl
     if impl is None:
-        from funcdiff.errors import FunctionalDiffError
-        raise FunctionalDiffError(f"the primitive {eqn.primitive.name} has no impl rule")
-    return functools.partial(impl, **eqn.params) if eqn.params else impl
+        raise FunctionalDiffError(
+            f"jit cannot compile the primitive {eqn.primitive.name}: it has no impl rule. "
+            "Every primitive needs an impl to run; this is a bug in its card.")
+    return impl
+
+
+# ---------------------------------------------------------------------------
+# Program analysis shared by both code generators
+
+
+class _Program:
+    """Aliases (stop_gradient), names and last uses of a jaxpr's variables."""
+
+    def __init__(self, closed: ClosedJaxpr):
+        self.closed = closed
+        jaxpr = closed.jaxpr
+        self.alias: dict[Var, Any] = {}
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "stop_gradient" and len(eqn.invars) == 1:
+                self.alias[eqn.outvars[0]] = self.resolve(eqn.invars[0])
+        self.eqns = [(i, e) for i, e in enumerate(jaxpr.eqns)
+                     if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
+        self.last_use: dict[Var, int] = {}
+        for i, eqn in self.eqns:
+            for a in eqn.invars:
+                a = self.resolve(a)
+                if type(a) is Var:
+                    self.last_use[a] = i
+        self.outputs = [self.resolve(a) for a in jaxpr.outvars]
+        self.output_set = {a for a in self.outputs if type(a) is Var}
+        self.constvars = set(jaxpr.constvars)
+
+    def resolve(self, a):
+        while type(a) is Var and a in self.alias:
+            a = self.alias[a]
+        return a
+
+    def dead_after(self, i: int, eqn, produced: set) -> list[Var]:
+        """Variables of this program to delete after equation ``i``."""
+        dead = []
+        for a in dict.fromkeys(self.resolve(a) for a in eqn.invars):
+            if type(a) is Var and a in produced and self.last_use.get(a) == i \
+                    and a not in self.output_set:
+                dead.append(a)
+        for v in eqn.outvars:  # results nobody uses
+            if v in produced and v not in self.last_use and v not in self.output_set:
+                dead.append(v)
+        return dead
+
+
+# ---------------------------------------------------------------------------
+# numpy code generation
+
+
+class _Emitter:
+    """State while generating the numpy version of one program."""
+
+    def __init__(self, program: _Program):
+        self.program = program
+        self.ns = _Namespace()
+        self.names: dict[Var, str] = {}
+        self.produced: set[Var] = set()   # variables held in locals of the function
+        self.fresh: set[Var] = set()      # ... that hold arrays this program allocated
+        self.index = 0                    # the equation being lowered
+
+    def ref(self, a) -> str:
+        a = self.program.resolve(a)
+        if type(a) is Literal:
+            return self.ns.add("k", np.asarray(a.val, a.aval.dtype)[()], share=False)
+        return self.names[a]
+
+    def is_numpy(self, a) -> bool:
+        """Whether atom ``a`` certainly holds a numpy array or numpy scalar (so it
+        has methods): results, constants and literals do; a 0-d input may be a
+        Python scalar."""
+        a = self.program.resolve(a)
+        if type(a) is Literal or a in self.produced:
+            return True
+        if a in self.program.constvars:
+            return isinstance(self.ns.values[self.names[a]], (np.ndarray, np.generic))
+        return a.aval.ndim > 0
+
+    def reusable(self, eqn) -> int | None:
+        """Position of an operand whose buffer the result may overwrite, if any."""
+        out = eqn.outvars[0].aval
+        if out.ndim == 0 or math.prod(out.shape) * out.dtype.itemsize < _REUSE_MIN_BYTES:
+            return None
+        for k, a in enumerate(eqn.invars):
+            a = self.program.resolve(a)
+            if (type(a) is Var and a in self.fresh and a.aval == out
+                    and self.program.last_use.get(a) == self.index
+                    and a not in self.program.output_set):
+                return k
+        return None
+
+
+def _ufunc_call(em: _Emitter, eqn, ufunc, args: list[str]) -> tuple[str, bool]:
+    f = em.ns.add("f", ufunc)
+    call = f"{f}({', '.join(args)})"
+    k = em.reusable(eqn)
+    if k is not None:
+        buf = args[k]
+        rc = em.ns.add("f", sys.getrefcount)
+        call = f"{f}({', '.join(args)}, out={buf}) if {rc}({buf}) == {_SOLE} else {call}"
+    return call, eqn.outvars[0].aval.ndim > 0
+
+
+def _lower_elementwise(em, eqn, args):
+    impl = eqn.primitive.impl
+    if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
+        return _ufunc_call(em, eqn, impl, args)
+    name = eqn.primitive.name
+    if name == "div" and eqn.outvars[0].aval.dtype.kind in "fc":
+        return _ufunc_call(em, eqn, np.true_divide, args)
+    if name == "integer_pow":
+        return _ufunc_call(em, eqn, np.power, args + [em.ns.add("p", eqn.params["y"], False)])
+    return None
+
+
+def _lower_reduce(ufunc, kinds):
+    def lower(em, eqn, args):
+        x, axes = eqn.invars[0], tuple(eqn.params["axes"])
+        if x.aval.dtype.kind not in kinds or not axes:
+            return None
+        f = em.ns.add("f", ufunc.reduce)
+        axis = em.ns.add("p", axes[0] if len(axes) == 1 else axes, False)
+        if x.aval.dtype.kind in "fc":  # (integer sums would widen without a dtype)
+            return f"{f}({args[0]}, {axis})", eqn.outvars[0].aval.ndim > 0
+        dtype = em.ns.add("p", x.aval.dtype)
+        return f"{f}({args[0]}, {axis}, {dtype})", eqn.outvars[0].aval.ndim > 0
+    return lower
+
+
+def _safe_mul_fast(impl: Callable) -> Callable:
+    """safe_mul as its impl computes it, with a cheaper test for the common case:
+    a finite sum of the product means every element is finite, so no zero
+    factor met an inf; otherwise the impl itself recomputes the result."""
+    multiply, total = np.multiply, np.add.reduce
+
+    def safe_mul(x, y):
+        out = multiply(x, y)
+        s = total(out, None) if type(out) is np.ndarray else out
+        if s - s == 0:
+            return out
+        return impl(x, y)
+    return safe_mul
+
+
+def _lower_safe_mul(em, eqn, args):
+    if eqn.outvars[0].aval.dtype.kind != "f":
+        return None
+    f = em.ns.add("f", _safe_mul_fast(_impl_of(eqn)))
+    return f"{f}({', '.join(args)})", eqn.outvars[0].aval.ndim > 0
+
+
+def _lower_dot_general(em, eqn, args):
+    """``np.dot`` for matrix and vector products (as the impl); other contractions
+    without batch axes as ``np.tensordot`` does them, spelled out: transpose and
+    reshape both operands to matrices, one ``np.dot``, reshape the result."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    x, y = (em.program.resolve(a).aval for a in eqn.invars)
+    if lb or x.ndim == 0 or y.ndim == 0:
+        return None
+    dot = em.ns.add("f", np.dot)
+    a, b = args
+    if len(lc) == 1 and x.ndim <= 2 and y.ndim <= 2:
+        if lc == (x.ndim - 1,) and rc == (0,):
+            return f"{dot}({a}, {b})", eqn.outvars[0].aval.ndim > 0
+        if x.ndim == 2 and y.ndim == 2:
+            a = a if lc == (1,) else f"{a}.T"
+            b = b if rc == (0,) else f"{b}.T"
+            return f"{dot}({a}, {b})", True
+    x_free = [i for i in range(x.ndim) if i not in lc]
+    y_free = [i for i in range(y.ndim) if i not in rc]
+    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
+
+    def as_matrix(name, aval, order, shape):
+        if list(order) != list(range(aval.ndim)):
+            name = f"{name}.transpose({em.ns.add('p', tuple(order), False)})"
+        if tuple(aval.shape[i] for i in order) != shape:
+            name = f"{name}.reshape({em.ns.add('p', shape, False)})"
+        return name
+
+    def size(aval, axes):
+        return int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    xm = as_matrix(a, x, x_free + list(lc), (size(x, x_free), k))
+    ym = as_matrix(b, y, list(rc) + y_free, (k, size(y, y_free)))
+    out_shape = eqn.outvars[0].aval.shape
+    expr = f"{dot}({xm}, {ym})"
+    if len(x_free) != 1 or len(y_free) != 1:
+        expr = f"{expr}.reshape({em.ns.add('p', tuple(out_shape), False)})"
+    return expr, False
+
+
+def _lower_reshape(em, eqn, args):
+    shape = em.ns.add("p", tuple(eqn.outvars[0].aval.shape), False)
+    if em.is_numpy(eqn.invars[0]):
+        return f"{args[0]}.reshape({shape})", False
+    return f"{em.ns.add('f', np.reshape)}({args[0]}, {shape})", False
+
+
+def _lower_transpose(em, eqn, args):
+    perm = em.ns.add("p", tuple(eqn.params["permutation"]), False)
+    if em.is_numpy(eqn.invars[0]):
+        return f"{args[0]}.transpose({perm})", False
+    return None
+
+
+def _lower_convert(em, eqn, args):
+    x, out = em.program.resolve(eqn.invars[0]), eqn.outvars[0]
+    if not em.is_numpy(x) or x.aval.dtype == out.aval.dtype:
+        return None
+    return f"{args[0]}.astype({em.ns.add('p', out.aval.dtype)})", out.aval.ndim > 0
+
+
+def _lower_slice(em, eqn, args):
+    p = eqn.params
+    if not em.is_numpy(eqn.invars[0]):
+        return None
+    strides = p["strides"] or (None,) * len(p["start_indices"])
+    index = tuple(slice(s, e, st) for s, e, st in zip(p["start_indices"], p["limit_indices"],
+                                                      strides))
+    return f"{args[0]}[{em.ns.add('p', index, False)}]", False
+
+
+def _lower_concatenate(em, eqn, args):
+    f = em.ns.add("f", np.concatenate)
+    axis = em.ns.add("p", eqn.params["dimension"], False)
+    return f"{f}(({', '.join(args)},), {axis})", True
+
+
+_LOWERINGS: dict[str, Callable] = {
+    "reduce_sum": _lower_reduce(np.add, "iufc"),
+    "reduce_max": _lower_reduce(np.maximum, "iuf"),
+    "reduce_min": _lower_reduce(np.minimum, "iuf"),
+    "dot_general": _lower_dot_general,
+    "reshape": _lower_reshape,
+    "squeeze": _lower_reshape,
+    "expand_dims": _lower_reshape,
+    "transpose": _lower_transpose,
+    "convert_element_type": _lower_convert,
+    "slice": _lower_slice,
+    "safe_mul": _lower_safe_mul,
+    "concatenate": _lower_concatenate,
+}
+
+
+def _constant_value(em: _Emitter, eqn):
+    """The value of an equation computable now without allocating: a broadcast
+    of a literal or constant is a read-only view, shared by every run."""
+    if eqn.primitive.name != "broadcast_in_dim":
+        return None
+    a = em.program.resolve(eqn.invars[0])
+    if type(a) is Literal:
+        value = np.asarray(a.val, a.aval.dtype)
+    elif a in em.program.constvars:
+        value = em.ns.values[em.names[a]]
+    else:
+        return None
+    out = _impl_of(eqn)(value, **eqn.params)
+    if isinstance(out, np.ndarray) and out.flags.writeable:
+        out = out.view()
+        out.flags.writeable = False
+    return out
+
+
+def _numpy_source(program: _Program, fn_name: str) -> tuple[str, dict]:
+    em = _Emitter(program)
+    jaxpr = program.closed.jaxpr
+    params = []
+    for i, v in enumerate(jaxpr.invars):
+        em.names[v] = f"a{i}"
+        params.append(f"a{i}")
+    for v, c in zip(jaxpr.constvars, program.closed.consts):
+        em.names[v] = em.ns.add("c", c, share=False)
+    lines = [f"def {fn_name}({', '.join(params)}):"]
+    counter = 0
+    for i, eqn in program.eqns:
+        em.index = i
+        const = _constant_value(em, eqn)
+        if const is not None:
+            em.names[eqn.outvars[0]] = em.ns.add("c", const, share=False)
+            continue
+        args = [em.ref(a) for a in eqn.invars]
+        lowered = None
+        rule = _LOWERINGS.get(eqn.primitive.name)
+        if rule is not None:
+            lowered = rule(em, eqn, args)
+        elif not eqn.primitive.multiple_results:
+            lowered = _lower_elementwise(em, eqn, args)
+        if lowered is None:
+            f = em.ns.add("f", _impl_of(eqn))
+            call_args = args + ([f"**{em.ns.add('p', dict(eqn.params), False)}"]
+                                if eqn.params else [])
+            expr, fresh = f"{f}({', '.join(call_args)})", False
+        else:
+            expr, fresh = lowered
+        outs = []
+        for v in eqn.outvars:
+            counter += 1
+            em.names[v] = f"v{counter}"
+            em.produced.add(v)
+            outs.append(f"v{counter}")
+            if fresh:
+                em.fresh.add(v)
+        if eqn.primitive.multiple_results:
+            lhs = ", ".join(outs) + ("," if len(outs) == 1 else "") if outs else "_"
+        else:
+            lhs = outs[0]
+        lines.append(f"    {lhs} = {expr}")
+        dead = program.dead_after(i, eqn, em.produced)
+        if dead:
+            lines.append(f"    del {', '.join(em.names[v] for v in dead)}")
+    lines.append(f"    return [{', '.join(_output(em, a) for a in program.outputs)}]")
+    return "\n".join(lines) + "\n", em.ns.values
+
+
+def _output(em: _Emitter, a) -> str:
+    """An output; constants are copied, so no caller can change the program
+    (or another caller's result) by writing into what it received."""
+    a = em.program.resolve(a)
+    if type(a) is Var and a not in em.produced and a not in em.program.closed.jaxpr.invars:
+        value = em.ns.values[em.names[a]]
+        if isinstance(value, np.ndarray):
+            return f"{em.ns.add('f', np.array)}({em.names[a]})"
+    return em.ref(a)
+
+
+# ---------------------------------------------------------------------------
+# Python-float code generation for all-scalar programs
+
+
+def _scalar_safe_mul(a, b, t):
+    # numpy's safe_mul: 0 * anything is 0, even 0 * inf; other products as they are
+    return f"({t} if ({t} := {a} * {b}) - {t} == 0.0 or ({a} != 0.0 and {b} != 0.0) else 0.0)"
+
+
+_SCALAR_OPS: dict[str, Callable[..., str]] = {
+    "add": lambda a, b: f"({a} + {b})",
+    "sub": lambda a, b: f"({a} - {b})",
+    "mul": lambda a, b: f"({a} * {b})",
+    "div": lambda a, b: f"({a} / {b})",
+    "neg": lambda a: f"(-{a})",
+    "max": lambda a, b: f"({a} if {a} > {b} or {a} != {a} else {b})",
+    "min": lambda a, b: f"({a} if {a} < {b} or {a} != {a} else {b})",
+    "eq": lambda a, b: f"({a} == {b})",
+    "ne": lambda a, b: f"({a} != {b})",
+    "lt": lambda a, b: f"({a} < {b})",
+    "le": lambda a, b: f"({a} <= {b})",
+    "gt": lambda a, b: f"({a} > {b})",
+    "ge": lambda a, b: f"({a} >= {b})",
+    "select": lambda p, t, f: f"({t} if {p} else {f})",
+}
+_SCALAR_MATH = {
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "log": math.log,
+    "sqrt": math.sqrt, "tanh": math.tanh, "sinh": math.sinh, "cosh": math.cosh,
+    "asin": math.asin, "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
+    "acosh": math.acosh, "atanh": math.atanh, "log1p": math.log1p, "expm1": math.expm1,
+    "abs": math.fabs, "pow": math.pow, "atan2": math.atan2, "rem": math.fmod,
+}
+_F64, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)
+
+
+def _is_scalar_aval(aval: ShapedArray) -> bool:
+    return aval.shape == () and aval.dtype in (_F64, _BOOL)
+
+
+def _scalar_supported(program: _Program) -> bool:
+    jaxpr = program.closed.jaxpr
+    atoms = list(jaxpr.constvars) + list(jaxpr.invars) + list(jaxpr.outvars)
+    for _, eqn in program.eqns:
+        name = eqn.primitive.name
+        if name not in _SCALAR_OPS and name not in _SCALAR_MATH and name not in (
+                "safe_mul", "integer_pow", "convert_element_type"):
+            return False
+        if name in ("add", "sub", "mul", "div", "neg", "max", "min") + tuple(_SCALAR_MATH) \
+                and eqn.outvars[0].aval.dtype != _F64:
+            return False
+        atoms += list(eqn.invars) + list(eqn.outvars)
+    return bool(program.eqns) and all(_is_scalar_aval(a.aval) for a in atoms)
+
+
+def _scalar_source(program: _Program, fn_name: str,
+                   fallback: Callable) -> tuple[str, dict] | None:
+    """A Python-float version of an all-scalar program, or None."""
+    if not _scalar_supported(program):
+        return None
+    ns = _Namespace()
+    jaxpr = program.closed.jaxpr
+    names: dict[Var, str] = {}
+    params = [f"a{i}" for i in range(len(jaxpr.invars))]
+    lines = [f"def {fn_name}({', '.join(params)}):", "    try:"]
+    convert = {_F64: ns.add("f", float), _BOOL: ns.add("f", bool)}
+    for i, v in enumerate(jaxpr.invars):
+        names[v] = f"x{i}"
+        lines.append(f"        x{i} = {convert[v.aval.dtype]}(a{i})")
+    for v, c in zip(jaxpr.constvars, program.closed.consts):
+        names[v] = ns.add("c", float(c) if v.aval.dtype == _F64 else bool(c), False)
+
+    def ref(a):
+        a = program.resolve(a)
+        if type(a) is Literal:
+            py = float(a.val) if a.aval.dtype == _F64 else bool(a.val)
+            return ns.add("k", py, share=False)
+        return names[a]
+
+    counter = 0
+    for _, eqn in program.eqns:
+        name, args = eqn.primitive.name, [ref(a) for a in eqn.invars]
+        counter += 1
+        out = names[eqn.outvars[0]] = f"v{counter}"
+        if name in _SCALAR_OPS:
+            expr = _SCALAR_OPS[name](*args)
+        elif name in _SCALAR_MATH:
+            expr = f"{ns.add('f', _SCALAR_MATH[name])}({', '.join(args)})"
+        elif name == "safe_mul":
+            expr = _scalar_safe_mul(args[0], args[1], f"t{counter}")
+        elif name == "integer_pow":  # Python's float ** int is C pow, as numpy's
+            expr = f"({args[0]} ** {ns.add('k', float(eqn.params['y']), False)})"
+        else:  # convert_element_type between float64 and bool
+            expr = (f"({args[0]} != 0.0)" if eqn.outvars[0].aval.dtype == _BOOL
+                    else f"{convert[_F64]}({args[0]})")
+        lines.append(f"        {out} = {expr}")
+    box = {_F64: ns.add("f", np.float64), _BOOL: ns.add("f", np.bool_)}
+    outs = ", ".join(f"{box[a.aval.dtype]}({ref(a)})" for a in program.outputs)
+    errors = ns.add("f", (ArithmeticError, ValueError))
+    lines += [f"        return [{outs}]",
+              f"    except {errors}:",  # Python raises where numpy gives inf/nan
+              f"        return {ns.add('f', fallback)}({', '.join(params)})"]
+    return "\n".join(lines) + "\n", ns.values
+
+
+# ---------------------------------------------------------------------------
+
+
+def _exec(source: str, namespace: dict, fn_name: str, label: str) -> Callable:
+    code = compile(source, f"<funcdiff {label}>", "exec")
+    exec(code, namespace)  # the source holds generated identifiers only
+    return namespace[fn_name]
 
 
 def compile_jaxpr(closed: ClosedJaxpr, name: str = "program") -> CompiledProgram:
     """Generate, compile and return the Python function that runs ``closed``.
 
     The function takes the jaxpr's inputs positionally and returns a list of
-    its outputs.
+    its outputs. ``name`` only labels the code object (for tracebacks); it
+    never enters the source.
     """
-    jaxpr = closed.jaxpr
-    name = "fn_" + re.sub(r"\W", "_", name)  # a generated identifier, whatever the user's name
-    names: dict[int, str] = {}
-    namespace: dict[str, Any] = {}
-    counter = [0]
-
-    def fresh(prefix: str) -> str:
-        counter[0] += 1
-        return f"{prefix}{counter[0]}"
-
-    def bind_name(v: Var) -> str:
-        n = names[id(v)] = fresh("v")
-        return n
-
-    def ref(a) -> str:
-        if type(a) is Literal:
-            n = fresh("k")
-            namespace[n] = a.val
-            return n
-        return names[id(a)]
-
-    for v, c in zip(jaxpr.constvars, closed.consts):
-        n = bind_name(v)
-        namespace[n] = c
-    const_names = set(names.values())
-    params = [bind_name(v) for v in jaxpr.invars]
-
-    # last use of every variable, to free it right after
-    last_use: dict[int, int] = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for a in eqn.invars:
-            if type(a) is Var:
-                last_use[id(a)] = i
-    outputs = {id(a) for a in jaxpr.outvars if type(a) is Var}
-
-    lines = [f"def {name}({', '.join(params)}):"]
-    for i, eqn in enumerate(jaxpr.eqns):
-        fn_name = fresh("f")
-        namespace[fn_name] = _bound_impl(eqn)
-        args = ", ".join(ref(a) for a in eqn.invars)
-        if eqn.primitive.multiple_results:
-            outs = [bind_name(v) for v in eqn.outvars]
-            lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
-            lines.append(f"    {lhs or '_'} = {fn_name}({args})")
-        else:
-            lines.append(f"    {bind_name(eqn.outvars[0])} = {fn_name}({args})")
-        dead = [names[id(a)] for a in dict.fromkeys(eqn.invars)
-                if type(a) is Var and last_use.get(id(a)) == i and id(a) not in outputs
-                and names[id(a)] not in const_names]
-        if dead:
-            lines.append(f"    del {', '.join(dead)}")
-    lines.append(f"    return [{', '.join(ref(a) for a in jaxpr.outvars)}]")
-    source = "\n".join(lines) + "\n"
-    code = compile(source, f"<funcdiff:{name}>", "exec")
-    exec(code, namespace)  # the source holds generated identifiers only
-    return CompiledProgram(namespace[name], source, closed)
+    program = _Program(closed)
+    label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]
+    source, namespace = _numpy_source(program, "program")
+    fn = _exec(source, namespace, "program", label)
+    scalar = _scalar_source(program, "scalar_program", fn)
+    scalar_text = None
+    if scalar is not None:
+        scalar_text, scalar_ns = scalar
+        fn = _exec(scalar_text, scalar_ns, "scalar_program", label + " (scalar)")
+    return CompiledProgram(fn, source, closed, scalar_text)

@@ -2,60 +2,223 @@
 
 Differentiation leaves redundant work behind: multiplications by one,
 additions of zeros, reshapes to the same shape, transposes of transposes,
-values computed twice, values computed and never used. Each pass removes one
-kind and preserves the program's meaning; ``optimize`` runs them in order.
-Passes never mutate their input.
+sums of broadcasts, values computed twice, values computed and never used.
+Each pass removes one kind, preserves the program's meaning (values and,
+since rewrites only use primitives, derivatives too), never mutates its input
+and returns its input unchanged when it finds nothing to do; ``optimize``
+runs them to a fixed point.
 
-- ``inline_calls``: splice nested call programs into the caller.
-- ``forward_identities``: drop reshape/transpose/convert/broadcast that do nothing.
-- ``simplify_algebra``: x*1, 1*x, x+0, 0+x, x-0, neg(neg x), transpose of transpose.
+- ``inline_calls``: splice nested call programs (inner jit) into the caller.
+- ``forward_identities``: drop reshape/transpose/convert/broadcast/... that do nothing.
+- ``simplify_algebra``: x*1, x+0, x-0, 0-x, neg(neg x), a+neg(b), transpose of
+  transpose, reshape of reshape, broadcast of broadcast, reduce_sum of a
+  broadcast (a multiply by the element count and a smaller broadcast), and
+  broadcasts whose only users broadcast implicitly anyway (numpy rules).
+- ``eliminate_zeros``: propagate arrays known to be zero (broadcast zeros,
+  zero constants): x+0 -> x, x*0 -> 0 (finite x), f(0) -> 0 for f(0) = 0.
 - ``fold_constants``: evaluate equations whose inputs are all known now.
 - ``eliminate_common_subexpressions``: reuse an equal equation's result.
 - ``eliminate_dead_code``: drop equations whose results are unused.
+
+IEEE semantics are kept except for the sign of zero (``x + 0`` becomes ``x``,
+so -0.0 + 0.0 gives -0.0): ``x * 0`` is rewritten to 0 only when ``x`` is
+certainly finite, since inf * 0 is nan; ``safe_mul``, whose meaning is that
+0 times anything is 0, always vanishes with a zero factor.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
 
-from funcdiff.core import get_aval
+from funcdiff.core import Primitive, ShapedArray, Tracer, get_aval
+from funcdiff.errors import FunctionalDiffError, JaxprTypeError
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
-_MAX_FOLD_ELEMENTS = 1 << 16  # fold constants up to this size, to keep programs small
+_MAX_FOLD_ELEMENTS = 1 << 14   # fold constants up to this size, to keep programs small
+_MAX_FILL_SCAN = 1 << 14       # constants up to this size are checked for being uniform
+_MAX_EYE_SCAN = 1 << 22        # constants up to this size are checked for being identities
+
+# primitives whose result is a pure reshaping of their single operand
+_RESHAPES = ("reshape", "squeeze", "expand_dims")
+# numpy-broadcasting elementwise primitives with two (select: three) operands
+_BROADCASTING = frozenset(("add", "sub", "mul", "safe_mul", "div", "rem", "pow", "max", "min",
+                           "atan2", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor",
+                           "select"))
+# primitives with f(..., -a, ...) = -f(..., a, ...) exactly, for the operand rules below
+_NEG_COMMUTING = frozenset(("reduce_sum", "reshape", "squeeze", "expand_dims", "transpose",
+                            "broadcast_in_dim", "rev", "slice", "mul", "safe_mul", "div",
+                            "dot_general", "cumsum"))
+_COMMUTATIVE = frozenset(("add", "mul", "safe_mul", "max", "min", "eq", "ne", "and", "or", "xor"))
+# unary primitives with f(0) = 0 (and linear or odd), and structural ones that move zeros
+_ZERO_PRESERVING_UNARY = frozenset((
+    "neg", "sin", "tan", "tanh", "sinh", "asin", "atan", "asinh", "atanh", "sqrt", "cbrt",
+    "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv",
+    "stop_gradient", "convert_element_type", "reshape", "squeeze", "expand_dims",
+    "transpose", "broadcast_in_dim", "rev", "slice", "reduce_sum", "reduce_max",
+    "reduce_min", "cumsum", "cummax", "cummin"))
+
+
+def _size(aval: ShapedArray) -> int:
+    return math.prod(aval.shape)  # (cheaper than aval.size, which goes through numpy)
+
+
+def _prim(name: str) -> Primitive:
+    from funcdiff.core import all_primitives
+    return all_primitives()[name]
+
+
+def _scalar(value: Any, dtype: np.dtype) -> Literal:
+    """A 0-d literal of ``dtype``."""
+    val = np.asarray(value, dtype)[()]
+    return Literal(val, ShapedArray((), np.dtype(dtype)))
 
 
 class _Rewriter:
-    """Rebuilds a jaxpr equation by equation with variables substituted."""
+    """Rebuilds a jaxpr equation by equation with variables substituted.
+
+    ``read`` maps an atom of the input program to its atom in the output;
+    ``producer`` maps a variable of the output program to the equation that
+    defines it, so rewrites can look at an operand's definition.
+    """
 
     def __init__(self, closed: ClosedJaxpr):
         self.closed = closed
-        self.subst: dict[int, Any] = {}
+        self.env: dict[Var, Any] = {}
         self.eqns: list[Eqn] = []
         self.constvars = list(closed.jaxpr.constvars)
         self.consts = list(closed.consts)
-        self.const_of = {id(v): c for v, c in zip(self.constvars, self.consts)}
+        self.const_of: dict[Var, Any] = dict(zip(self.constvars, self.consts))
+        self.producer: dict[Var, Eqn] = {}
+        self.changed = False
+        self._fills: dict[Var, Any] = {}
+        self._uses: dict[Var, int] | None = None
 
     def read(self, a):
         if type(a) is Literal:
             return a
-        return self.subst.get(id(a), a)
+        return self.env.get(a, a)
 
     def value(self, a):
         """The known value of atom ``a`` (literal or constant), or None."""
         a = self.read(a)
         if type(a) is Literal:
             return a.val
-        c = self.const_of.get(id(a))
-        return c
+        return self.const_of.get(a)
+
+    def fill(self, a):
+        """The scalar that fills atom ``a`` entirely, if known (literal, uniform
+        constant, broadcast of either), else None."""
+        a = self.read(a)
+        if type(a) is Literal:
+            return a.val
+        if a in self._fills:
+            return self._fills[a]
+        result = None
+        c = self.const_of.get(a)
+        if c is not None:
+            if not isinstance(c, Tracer):
+                arr = np.asarray(c)
+                if 0 < arr.size <= _MAX_FILL_SCAN and arr.dtype.kind in "biufc":
+                    first = arr.flat[0]
+                    if np.all(arr == first):
+                        result = first
+        else:
+            eqn = self.producer.get(a)
+            if eqn is not None and eqn.primitive.name == "broadcast_in_dim" and _size(a.aval):
+                result = self.fill(eqn.invars[0])
+        self._fills[a] = result
+        return result
+
+    def is_eye(self, a) -> bool:
+        """Whether atom ``a`` is a constant identity matrix (jacfwd/jacrev bases)."""
+        c = self.const_of.get(self.read(a)) if type(a) is Var else None
+        if c is None or isinstance(c, Tracer):
+            return False
+        key = ("eye", id(c))
+        if key not in self._fills:
+            arr = np.asarray(c)
+            self._fills[key] = bool(arr.ndim == 2 and arr.shape[0] == arr.shape[1]
+                                    and arr.size <= _MAX_EYE_SCAN
+                                    and np.array_equal(arr, np.eye(arr.shape[0])))
+        return self._fills[key]
+
+    def is_fill(self, a, target: float) -> bool:
+        v = self.fill(a)
+        if v is None:
+            return False
+        try:
+            return bool(v == target)
+        except (TypeError, ValueError):
+            return False
 
     def replace(self, var: Var, atom) -> None:
-        self.subst[id(var)] = self.read(atom)
+        atom = self.read(atom)
+        if atom.aval != var.aval:
+            raise JaxprTypeError(f"internal error in an optimisation pass: replacing "
+                                 f"{var.aval.str_short()} by {atom.aval.str_short()}")
+        self.env[var] = atom
+        self.changed = True
+        if type(atom) is Var and self.uses(atom) == 0:  # a new variable takes var's uses
+            self._uses[atom] = self._uses.get(var, 0)
 
-    def emit(self, eqn: Eqn, invars=None) -> None:
+    def uses(self, a) -> int:
+        """How many times the program uses variable ``a`` (in equations and outputs)."""
+        if self._uses is None:
+            counts: dict = {}
+            j = self.closed.jaxpr
+            for eqn in j.eqns:
+                for x in eqn.invars:
+                    if type(x) is Var:
+                        counts[x] = counts.get(x, 0) + 1
+            for x in j.outvars:
+                if type(x) is Var:
+                    counts[x] = counts.get(x, 0) + 1
+            self._uses = counts
+        return self._uses.get(a, 0)
+
+    def emit(self, eqn: Eqn, invars=None) -> Eqn:
+        """Copy ``eqn`` into the output with its inputs substituted."""
         ins = [self.read(a) for a in (eqn.invars if invars is None else invars)]
-        self.eqns.append(Eqn(eqn.primitive, ins, eqn.params, eqn.outvars))
+        new = eqn if ins == eqn.invars else Eqn(eqn.primitive, ins, eqn.params, eqn.outvars)
+        self.eqns.append(new)
+        for v in new.outvars:
+            self.producer[v] = new
+        return new
+
+    def add(self, name: str, *ins, **params) -> Var:
+        """Append a new equation ``name[params](*ins)`` and return its result."""
+        prim = _prim(name)
+        ins = [self.read(a) for a in ins]
+        aval = prim.abstract_eval(*[a.aval for a in ins], **params)
+        out = Var(aval)
+        eqn = Eqn(prim, ins, params, [out])
+        self.eqns.append(eqn)
+        self.producer[out] = eqn
+        self.changed = True
+        return out
+
+    def zeros(self, aval: ShapedArray):
+        """An atom that is zero of ``aval``: a literal or a broadcast literal."""
+        lit = _scalar(0, aval.dtype)
+        if aval.shape == ():
+            return lit
+        return self.add("broadcast_in_dim", lit, shape=aval.shape, broadcast_dimensions=())
+
+    def broadcast(self, x, aval: ShapedArray):
+        """``x`` broadcast (numpy rules) to ``aval``'s shape, or None if impossible."""
+        x = self.read(x)
+        if x.aval.dtype != aval.dtype:
+            return None
+        if x.aval.shape == aval.shape:
+            return x
+        lead = len(aval.shape) - len(x.aval.shape)
+        if lead < 0 or any(s not in (1, t) for s, t in zip(x.aval.shape, aval.shape[lead:])):
+            return None
+        return self.add("broadcast_in_dim", x, shape=aval.shape,
+                        broadcast_dimensions=tuple(range(lead, len(aval.shape))))
 
     def add_const(self, value) -> Any:
         aval = get_aval(value)
@@ -64,189 +227,554 @@ class _Rewriter:
         v = Var(aval)
         self.constvars.append(v)
         self.consts.append(value)
-        self.const_of[id(v)] = value
+        self.const_of[v] = value
         return v
 
     def finish(self) -> ClosedJaxpr:
+        if not self.changed:
+            return self.closed
         j = self.closed.jaxpr
         out = Jaxpr(self.constvars, list(j.invars), self.eqns, [self.read(a) for a in j.outvars])
         return ClosedJaxpr(out, self.consts, self.closed.in_tree, self.closed.out_tree)
 
 
 def _is_concrete(x: Any) -> bool:
-    from funcdiff.core import Tracer
     return x is not None and not isinstance(x, Tracer)
 
 
 # ---------------------------------------------------------------------------
+# inline_calls
 
 
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Splice the programs of nested ``call`` equations into the caller."""
+    """Splice the programs of nested ``call`` equations (inner jits) into the caller.
+
+    Every spliced equation gets fresh result variables, so a program called
+    twice is inlined twice without defining a variable twice.
+    """
     from funcdiff.interpreters.call import call_p
     if not any(e.primitive is call_p for e in closed.jaxpr.eqns):
         return closed
     rw = _Rewriter(closed)
+    rw.changed = True
     for eqn in closed.jaxpr.eqns:
         if eqn.primitive is not call_p:
             rw.emit(eqn)
             continue
         inner = inline_calls(eqn.params["jaxpr"])
         ij = inner.jaxpr
+        local: dict[Var, Any] = {}
         for v, c in zip(ij.constvars, inner.consts):
-            rw.subst[id(v)] = rw.add_const(c) if get_aval(c).shape != () else Literal(c, get_aval(c))
+            local[v] = rw.add_const(c)
         for v, a in zip(ij.invars, eqn.invars):
-            rw.subst[id(v)] = rw.read(a)
+            local[v] = rw.read(a)
+
+        def read(a):
+            return a if type(a) is Literal else local[a]
         for ie in ij.eqns:
-            rw.emit(ie)
+            outs = [Var(v.aval) for v in ie.outvars]
+            local.update(zip(ie.outvars, outs))
+            new = Eqn(ie.primitive, [read(a) for a in ie.invars], ie.params, outs)
+            rw.eqns.append(new)
+            for v in outs:
+                rw.producer[v] = new
         for v, a in zip(eqn.outvars, ij.outvars):
-            rw.replace(v, a)
+            rw.replace(v, read(a))
     return rw.finish()
 
 
+# ---------------------------------------------------------------------------
+# forward_identities
+
+
+def _is_identity(eqn: Eqn, x) -> bool:
+    """Whether ``eqn`` (one operand ``x``, one result) returns ``x`` unchanged."""
+    if len(eqn.outvars) != 1 or x.aval != eqn.outvars[0].aval:
+        return False
+    name, p = eqn.primitive.name, eqn.params
+    if name in ("reshape", "squeeze", "expand_dims", "convert_element_type"):
+        return True  # same shape and dtype: nothing moves
+    if name == "broadcast_in_dim":
+        return tuple(p["broadcast_dimensions"]) == tuple(range(x.aval.ndim))
+    if name == "transpose":
+        return tuple(p["permutation"]) == tuple(range(len(p["permutation"])))
+    if name == "rev":
+        return all(x.aval.shape[d] <= 1 for d in p["dimensions"])
+    if name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
+                "reduce_or"):
+        return tuple(p["axes"]) == ()
+    if name == "slice":
+        return (all(s == 0 for s in p["start_indices"])
+                and all(s in (None, 1) for s in (p["strides"] or ())))
+    return False
+
+
 def forward_identities(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop reshapes, transposes, converts and broadcasts that change nothing."""
+    """Drop reshapes, squeezes, transposes, converts, broadcasts, reverses, slices
+    and empty reductions that return their operand unchanged."""
     rw = _Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
-        name, p = eqn.primitive.name, eqn.params
-        if len(eqn.invars) == 1 and len(eqn.outvars) == 1:
+        if len(eqn.invars) == 1:
             x = rw.read(eqn.invars[0])
-            same = x.aval == eqn.outvars[0].aval
-            if same and (name in ("reshape", "convert_element_type", "stop_gradient")
-                         or (name == "transpose" and tuple(p["permutation"]) == tuple(range(len(p["permutation"]))))
-                         or (name == "broadcast_in_dim"
-                             and tuple(p["broadcast_dimensions"]) == tuple(range(x.aval.ndim)))):
+            if _is_identity(eqn, x):
                 rw.replace(eqn.outvars[0], x)
                 continue
         rw.emit(eqn)
     return rw.finish()
 
 
-def _is_scalar_value(v: Any, target: float) -> bool:
-    if v is None:
+# ---------------------------------------------------------------------------
+# simplify_algebra
+
+
+def _expanded_shape(x_shape, shape, dims):
+    """The shape that puts ``x``'s axes at ``dims`` of ``shape`` with 1 elsewhere,
+    without leading 1s: numpy broadcasting then does what broadcast_in_dim does."""
+    if list(dims) != sorted(dims):
+        return None
+    full = [1] * len(shape)
+    for k, d in enumerate(dims):
+        full[d] = x_shape[k]
+    while full and full[0] == 1 and len(full) > len(x_shape):
+        full.pop(0)
+    return tuple(full)
+
+
+def _reduce_sum_of_broadcast(rw: _Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
+    """reduce_sum(broadcast_in_dim(x)) -> broadcast(reduce_sum(x) * count)."""
+    x = bcast.invars[0]
+    shape, dims = bcast.params["shape"], tuple(bcast.params["broadcast_dimensions"])
+    axes = set(eqn.params["axes"])
+    dtype = x.aval.dtype
+    if dtype.kind not in "iuf" or list(dims) != sorted(set(dims)) \
+            or any(shape[d] == 0 for d in axes):
+        return False  # (an empty sum is 0 even of inf; count * inf would not be)
+    count = 1
+    for d in axes:  # summed axes x does not vary along: each adds shape[d] copies
+        if d not in dims or x.aval.shape[dims.index(d)] != shape[d]:
+            count *= shape[d]
+    x_axes = tuple(k for k, d in enumerate(dims) if d in axes)
+    y = rw.add("reduce_sum", x, axes=x_axes) if x_axes else x
+    if count != 1:
+        y = rw.add("mul", y, _scalar(count, dtype))
+    kept = [d for d in range(len(shape)) if d not in axes]
+    out_aval = eqn.outvars[0].aval
+    new_dims = tuple(kept.index(d) for k, d in enumerate(dims) if d not in axes)
+    if y.aval.shape != out_aval.shape or new_dims != tuple(range(len(new_dims))):
+        y = rw.add("broadcast_in_dim", y, shape=out_aval.shape, broadcast_dimensions=new_dims)
+    rw.replace(eqn.outvars[0], y)
+    return True
+
+
+def _simplify_one(rw: _Rewriter, eqn: Eqn) -> bool:
+    """Rewrite ``eqn`` if a rule applies; True when it was handled."""
+    name = eqn.primitive.name
+    if len(eqn.outvars) != 1:
         return False
-    try:
-        arr = np.asarray(v)
-    except Exception:
-        return False
-    return arr.dtype.kind in "biuf" and arr.size > 0 and bool(np.all(arr == target))
+    out = eqn.outvars[0]
+    ins = [rw.read(a) for a in eqn.invars]
+    producers = [rw.producer.get(a) if type(a) is Var else None for a in ins]
+    pnames = [p.primitive.name if p is not None else None for p in producers]
+
+    if name in ("mul", "safe_mul", "div") and len(ins) == 2:
+        x, y = ins
+        if rw.is_fill(y, 1) and x.aval == out.aval:
+            rw.replace(out, x)
+            return True
+        if name != "div" and rw.is_fill(x, 1) and y.aval == out.aval:
+            rw.replace(out, y)
+            return True
+        if out.aval.dtype.kind in "if":
+            if rw.is_fill(y, -1) and x.aval == out.aval:
+                rw.replace(out, rw.add("neg", x))
+                return True
+            if name != "div" and rw.is_fill(x, -1) and y.aval == out.aval:
+                rw.replace(out, rw.add("neg", y))
+                return True
+    if name in ("add", "sub") and len(ins) == 2:
+        x, y = ins
+        if rw.is_fill(y, 0) and x.aval == out.aval:
+            rw.replace(out, x)
+            return True
+        if rw.is_fill(x, 0) and y.aval == out.aval:
+            rw.replace(out, y if name == "add" else rw.add("neg", y))
+            return True
+        # a + neg(b) -> a - b;  neg(a) + b -> b - a;  a - neg(b) -> a + b
+        if pnames[1] == "neg":
+            rw.replace(out, rw.add("sub" if name == "add" else "add", x, producers[1].invars[0]))
+            return True
+        if name == "add" and pnames[0] == "neg":
+            rw.replace(out, rw.add("sub", y, producers[0].invars[0]))
+            return True
+    if name == "neg" and pnames[0] == "neg":
+        rw.replace(out, producers[0].invars[0])
+        return True
+    if name == "neg" and pnames[0] in ("mul", "div") and rw.uses(ins[0]) == 1:
+        # neg(x * c) -> x * -c and neg(x / c) -> x / -c for a literal c: exact
+        x, c = producers[0].invars
+        if type(c) is Literal and c.aval.dtype.kind in "fc":
+            rw.replace(out, rw.add(pnames[0], x, _scalar(-np.asarray(c.val), c.aval.dtype)))
+            return True
+    if name in _NEG_COMMUTING and out.aval.dtype.kind in "fc":
+        # f(neg a) -> neg f(a) for f linear in that operand (exact in IEEE arithmetic):
+        # the neg moves towards an add, sub or neg that absorbs it
+        negated = [k for k, p in enumerate(pnames) if p == "neg" and rw.uses(ins[k]) == 1
+                   and (name != "div" or k == 0)]
+        if name in ("mul", "safe_mul", "dot_general") and len(negated) == 2:
+            rw.replace(out, rw.add(name, producers[0].invars[0], producers[1].invars[0],
+                                   **eqn.params))
+            return True
+        if negated and (len(ins) == 1 or name in ("mul", "safe_mul", "div", "dot_general")):
+            k = negated[0]
+            new_ins = list(ins)
+            new_ins[k] = producers[k].invars[0]
+            rw.replace(out, rw.add("neg", rw.add(name, *new_ins, **eqn.params)))
+            return True
+    if name == "transpose" and pnames[0] == "transpose":
+        perm1, perm2 = producers[0].params["permutation"], eqn.params["permutation"]
+        combined = tuple(perm1[i] for i in perm2)
+        inner = producers[0].invars[0]
+        if combined == tuple(range(len(combined))):
+            rw.replace(out, inner)
+        else:
+            rw.replace(out, rw.add("transpose", inner, permutation=combined))
+        return True
+    if name in _RESHAPES and (pnames[0] in _RESHAPES or name != "reshape"):
+        # one canonical reshape, so that equal reshapes meet in CSE
+        inner = producers[0].invars[0] if pnames[0] in _RESHAPES else ins[0]
+        if inner.aval.shape == out.aval.shape:
+            rw.replace(out, inner)
+        else:
+            rw.replace(out, rw.add("reshape", inner, new_sizes=out.aval.shape))
+        return True
+    if name == "broadcast_in_dim" and pnames[0] == "broadcast_in_dim":
+        inner_eqn = producers[0]
+        dims1 = tuple(inner_eqn.params["broadcast_dimensions"])
+        dims2 = tuple(eqn.params["broadcast_dimensions"])
+        if list(dims1) != sorted(set(dims1)) or list(dims2) != sorted(set(dims2)):
+            return False
+        rw.replace(out, rw.add("broadcast_in_dim", inner_eqn.invars[0], shape=out.aval.shape,
+                               broadcast_dimensions=tuple(dims2[d] for d in dims1)))
+        return True
+    if name == "reduce_sum" and pnames[0] == "broadcast_in_dim":
+        return _reduce_sum_of_broadcast(rw, eqn, producers[0])
+    if name == "dot_general":
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        if not lb and len(lc) == 1:
+            x, y = ins
+            if rw.is_eye(y):  # x . I: x's contracted axis becomes the last one
+                perm = tuple(i for i in range(x.aval.ndim) if i != lc[0]) + (lc[0],)
+            elif rw.is_eye(x):  # I . y: y's contracted axis becomes the first one
+                perm = (rc[0],) + tuple(i for i in range(y.aval.ndim) if i != rc[0])
+                x = y
+            else:
+                return False
+            new = x if perm == tuple(range(len(perm))) else \
+                rw.add("transpose", x, permutation=perm)
+            rw.replace(out, new)
+            return True
+    if name == "convert_element_type" and pnames[0] == "convert_element_type":
+        inner = producers[0].invars[0]
+        mid = ins[0].aval.dtype
+        if (inner.aval.dtype == out.aval.dtype and inner.aval.dtype.kind == mid.kind == "f"
+                and mid.itemsize >= inner.aval.dtype.itemsize):
+            rw.replace(out, inner)  # a round trip through a wider float is exact
+            return True
+    return False
+
+
+def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Replace broadcast_in_dim by (at most) a reshape when every user is a
+    numpy-broadcasting elementwise primitive whose result shape stays the same."""
+    j = closed.jaxpr
+    uses: dict[Var, list[Eqn]] = {}
+    for eqn in j.eqns:
+        for a in eqn.invars:
+            if type(a) is Var:
+                uses.setdefault(a, []).append(eqn)
+    outputs = {a for a in j.outvars if type(a) is Var}
+    from funcdiff.primitives.cards import broadcast_shapes
+    replace: dict[Var, tuple] = {}
+    for eqn in j.eqns:
+        if eqn.primitive.name != "broadcast_in_dim":
+            continue
+        v, x = eqn.outvars[0], eqn.invars[0]
+        users = uses.get(v, [])
+        if v in outputs or not users or any(u.primitive.name not in _BROADCASTING for u in users):
+            continue
+        small = _expanded_shape(x.aval.shape, eqn.params["shape"],
+                                eqn.params["broadcast_dimensions"])
+        if small is None:
+            continue
+        try:
+            ok = all(broadcast_shapes("check", *[small if a is v else replace.get(a, a.aval.shape)
+                                                 for a in u.invars]) == u.outvars[0].aval.shape
+                     for u in users)  # (with the operands already replaced, too)
+        except FunctionalDiffError:
+            ok = False
+        if ok:
+            replace[v] = small
+    if not replace:
+        return closed
+    rw = _Rewriter(closed)
+    for eqn in j.eqns:
+        v = eqn.outvars[0] if eqn.outvars else None
+        if v in replace:
+            x = rw.read(eqn.invars[0])
+            small = replace[v]
+            new = x if x.aval.shape == small else rw.add("reshape", x, new_sizes=small)
+            rw.env[v] = new  # avals differ on purpose: every user broadcasts
+            rw.changed = True
+            continue
+        rw.emit(eqn)
+    return rw.finish()
 
 
 def simplify_algebra(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Remove x*1, 1*x, x+0, 0+x, x-0, neg(neg x) and transpose(transpose x)."""
+    """Remove the algebraic redundancy differentiation leaves behind.
+
+    - identities: x*1, 1*x, x/1, x+0, 0+x, x-0 -> x; x*-1, 0-x -> neg x;
+    - negations: neg(neg x) -> x; a+neg(b) -> a-b; a-neg(b) -> a+b;
+      neg(x * c), neg(x / c) -> x * -c, x / -c for a literal c;
+      f(neg a) -> neg f(a) for f linear in a (sums, moves, products), so a
+      negation travels to the add or sub that absorbs it; neg a * neg b -> a*b;
+    - moves: transpose(transpose x) -> one transpose (or x); squeeze,
+      expand_dims and chains of them with reshape -> one reshape (or x);
+      broadcast of a broadcast -> one broadcast; a broadcast whose users all
+      broadcast implicitly (numpy rules) -> a reshape (or nothing);
+    - reduce_sum of a broadcast -> the operand's sum times the element count,
+      broadcast to what remains (a scalar's sum is one multiply);
+    - a contraction with a constant identity matrix (the basis of jacfwd and
+      jacrev) -> a transpose;
+    - round trips through a wider float (f32 -> f64 -> f32) -> x.
+    """
+    closed = _implicit_broadcasts(closed)  # first: the reshapes it makes may collapse below
     rw = _Rewriter(closed)
-    producer: dict[int, Eqn] = {}
     for eqn in closed.jaxpr.eqns:
-        name = eqn.primitive.name
-        ins = [rw.read(a) for a in eqn.invars]
-        out = eqn.outvars[0] if eqn.outvars else None
-        if name in ("mul", "add", "sub") and len(ins) == 2:
-            unit = 1.0 if name == "mul" else 0.0
-            for keep, other in ((0, 1), (1, 0)):
-                if name == "sub" and keep == 1:
-                    continue
-                if _is_scalar_value(rw.value(ins[other]), unit) and ins[keep].aval == out.aval:
-                    rw.replace(out, ins[keep])
-                    break
-            else:
-                rw.emit(eqn)
-                producer[id(out)] = Eqn(eqn.primitive, ins, eqn.params, eqn.outvars)
-            continue
-        if name in ("neg", "transpose") and type(ins[0]) is Var:
-            prev = producer.get(id(ins[0]))
-            if prev is not None and prev.primitive.name == name:
-                if name == "neg":
-                    rw.replace(out, prev.invars[0])
-                    continue
-                perm1, perm2 = prev.params["permutation"], eqn.params["permutation"]
-                combined = tuple(perm1[i] for i in perm2)
-                if combined == tuple(range(len(combined))):
-                    rw.replace(out, prev.invars[0])
-                    continue
-                new = Eqn(eqn.primitive, [prev.invars[0]], {"permutation": combined}, eqn.outvars)
-                rw.eqns.append(new)
-                producer[id(out)] = new
-                continue
-        rw.emit(eqn)
-        if out is not None:
-            producer[id(out)] = rw.eqns[-1]
+        if not _simplify_one(rw, eqn):
+            rw.emit(eqn)
     return rw.finish()
+
+
+# ---------------------------------------------------------------------------
+# eliminate_zeros
+
+
+def _zeros_one(rw: _Rewriter, eqn: Eqn, zero: Callable[[Any], bool]) -> bool:
+    name = eqn.primitive.name
+    if len(eqn.outvars) != 1:
+        return False
+    out = eqn.outvars[0]
+    ins = [rw.read(a) for a in eqn.invars]
+    z = [zero(a) for a in ins]
+    if not any(z) or (name == "broadcast_in_dim" and type(ins[0]) is Literal):
+        return False  # (a broadcast literal zero is already the canonical zero)
+    if name in ("add", "sub"):
+        x, y = ins
+        if z[0] and z[1]:
+            rw.replace(out, rw.zeros(out.aval))
+            return True
+        if z[1]:
+            new = rw.broadcast(x, out.aval)
+        else:
+            new = rw.broadcast(y, out.aval)
+            if new is not None and name == "sub":
+                new = rw.add("neg", new)
+        if new is None:
+            return False
+        rw.replace(out, new)
+        return True
+    if name in ("safe_mul", "and") or (
+            name in ("mul", "dot_general") and all(zi or _finite(rw, a) for zi, a in zip(z, ins))):
+        rw.replace(out, rw.zeros(out.aval))  # (inf * 0 is nan: only finite factors vanish)
+        return True
+    if name in _ZERO_PRESERVING_UNARY and z[0]:
+        rw.replace(out, rw.zeros(out.aval))
+        return True
+    if name == "integer_pow" and z[0] and eqn.params["y"] > 0:
+        rw.replace(out, rw.zeros(out.aval))
+        return True
+    if (name in ("concatenate", "pad") and all(z)) or (name == "select" and z[1] and z[2]):
+        rw.replace(out, rw.zeros(out.aval))
+        return True
+    if name == "dynamic_slice" and z[0]:
+        rw.replace(out, rw.zeros(out.aval))
+        return True
+    if name in ("scatter_add", "scatter", "dynamic_update_slice"):
+        update = 2 if name != "dynamic_update_slice" else 1
+        if z[update] and name == "scatter_add":
+            rw.replace(out, ins[0])  # adding zeros to an operand
+            return True
+        if z[0] and z[update]:
+            rw.replace(out, rw.zeros(out.aval))
+            return True
+    return False
+
+
+_FINITE_PRESERVING = frozenset(("broadcast_in_dim", "reshape", "squeeze", "expand_dims",
+                                "transpose", "rev", "slice", "neg", "abs", "sign"))
+
+
+def _finite(rw: _Rewriter, a, depth: int = 0) -> bool:
+    """Whether atom ``a`` is certainly finite: integers, finite constants, floats
+    converted from integers, and moves of those (values from inputs may be inf)."""
+    a = rw.read(a)
+    if a.aval.dtype.kind in "biu":
+        return True
+    value = rw.value(a)
+    if value is not None:
+        arr = np.asarray(value)
+        return arr.size <= _MAX_FILL_SCAN and bool(np.all(np.isfinite(arr)))
+    eqn = rw.producer.get(a) if type(a) is Var else None
+    if eqn is None or depth > 8:
+        return False
+    name = eqn.primitive.name
+    if name == "convert_element_type":
+        return eqn.invars[0].aval.dtype.kind in "biu"
+    if name == "is_finite" or name in ("iota",):
+        return True
+    return name in _FINITE_PRESERVING and _finite(rw, eqn.invars[0], depth + 1)
+
+
+def eliminate_zeros(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Propagate values known to be zero and drop the work they make useless.
+
+    A value is known zero when it is a zero literal or constant or a broadcast
+    of one, or is computed from zeros by a rule below. ``x + 0`` and ``x - 0``
+    become ``x`` (broadcast if the zero was larger), ``0 - x`` becomes
+    ``neg x``, products with a zero factor become zeros (``safe_mul`` always;
+    ``mul`` and ``dot_general`` when the other factor is certainly finite, as
+    inf * 0 is nan), zero-preserving unary and structural primitives of zeros become
+    zeros, and scatter-adding zeros returns the operand. Every zero that
+    remains is one broadcast of a scalar literal: a view, never a filled array.
+    """
+    rw = _Rewriter(closed)
+
+    def zero(a) -> bool:
+        return _size(a.aval) > 0 and rw.is_fill(a, 0)
+    for eqn in closed.jaxpr.eqns:
+        if not _zeros_one(rw, eqn, zero):
+            rw.emit(eqn)
+    return rw.finish()
+
+
+# ---------------------------------------------------------------------------
+# fold_constants
 
 
 def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Evaluate equations whose inputs are all literals or constants, now."""
+    """Evaluate equations whose inputs are all literals or constants, now.
+
+    Results up to ``_MAX_FOLD_ELEMENTS`` elements become constants (read-only,
+    so no caller can change a program by writing into its output); a
+    broadcast of a scalar stays a broadcast when larger than that. An
+    equation whose evaluation fails is kept, so it fails when the program runs.
+    """
+    from funcdiff.interpreters.call import call_p
     rw = _Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
         values = [rw.value(a) for a in eqn.invars]
-        small = all(v.aval.size <= _MAX_FOLD_ELEMENTS for v in eqn.outvars)
-        if values and all(_is_concrete(v) for v in values) and small and eqn.primitive.impl \
-                and eqn.primitive.name not in ("call",):
-            outs = eqn.primitive.impl(*values, **eqn.params)
+        small = all(_size(v.aval) <= _MAX_FOLD_ELEMENTS for v in eqn.outvars)
+        if (small and eqn.primitive.impl is not None and eqn.primitive is not call_p
+                and all(_is_concrete(v) for v in values)):
+            try:
+                with np.errstate(all="ignore"):
+                    outs = eqn.primitive.impl(*values, **eqn.params)
+            except Exception:  # noqa: BLE001 - the program raises it when it runs
+                rw.emit(eqn)
+                continue
             outs = outs if eqn.primitive.multiple_results else [outs]
             for v, o in zip(eqn.outvars, outs):
-                rw.subst[id(v)] = rw.add_const(np.asarray(o, dtype=v.aval.dtype)
-                                               if np.ndim(o) == 0 else o)
+                arr = np.array(o, dtype=v.aval.dtype)  # a private copy
+                arr.flags.writeable = False
+                rw.env[v] = rw.add_const(arr[()] if arr.ndim == 0 else arr)
+            rw.changed = True
             continue
         rw.emit(eqn)
     return rw.finish()
+
+
+# ---------------------------------------------------------------------------
+# eliminate_common_subexpressions
 
 
 def _atom_key(a):
     if type(a) is Literal:
-        v = a.val
-        return ("lit", type(v).__name__, v.item() if hasattr(v, "item") else v, a.aval)
-    return ("var", id(a))
+        v = np.asarray(a.val)
+        return ("lit", v.dtype.str, v.tobytes())  # bytes: 0.0 and -0.0 differ, nan == nan
+    return a
+
+
+def _order(key):
+    return (0, key[1], key[2]) if type(key) is tuple else (1, id(key), b"")
 
 
 def eliminate_common_subexpressions(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Reuse the result of an earlier equation with the same primitive, inputs and params."""
+    """Reuse the result of an earlier equation with the same primitive, inputs
+    and params (inputs in either order for commutative primitives)."""
     rw = _Rewriter(closed)
     seen: dict[Any, Eqn] = {}
     for eqn in closed.jaxpr.eqns:
         ins = [rw.read(a) for a in eqn.invars]
+        keys = [_atom_key(a) for a in ins]
+        if eqn.primitive.name in _COMMUTATIVE and len(keys) == 2:
+            keys.sort(key=_order)
         try:
-            key = (eqn.primitive, tuple(_atom_key(a) for a in ins),
-                   tuple(sorted(eqn.params.items())))
-            hash(key)
-        except TypeError:
+            key = (eqn.primitive, tuple(keys), tuple(sorted(eqn.params.items())))
+            prev = seen.get(key)
+        except TypeError:  # unhashable params: never shared
             rw.emit(eqn)
             continue
-        prev = seen.get(key)
         if prev is not None:
             for v, pv in zip(eqn.outvars, prev.outvars):
                 rw.replace(v, pv)
             continue
-        seen[key] = eqn
-        rw.emit(eqn)
+        seen[key] = rw.emit(eqn)
     return rw.finish()
+
+
+# ---------------------------------------------------------------------------
+# eliminate_dead_code
 
 
 def eliminate_dead_code(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop equations none of whose results are used, and unused constants."""
     j = closed.jaxpr
-    live = {id(a) for a in j.outvars if type(a) is Var}
+    live = {a for a in j.outvars if type(a) is Var}
     kept = []
     for eqn in reversed(j.eqns):
-        if any(id(v) in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars):
             kept.append(eqn)
-            live.update(id(a) for a in eqn.invars if type(a) is Var)
+            live.update(a for a in eqn.invars if type(a) is Var)
+    if len(kept) == len(j.eqns) and all(v in live for v in j.constvars):
+        return closed
     kept.reverse()
-    pairs = [(v, c) for v, c in zip(j.constvars, closed.consts) if id(v) in live]
+    pairs = [(v, c) for v, c in zip(j.constvars, closed.consts) if v in live]
     jaxpr = Jaxpr([v for v, _ in pairs], list(j.invars), kept, list(j.outvars))
     return ClosedJaxpr(jaxpr, [c for _, c in pairs], closed.in_tree, closed.out_tree)
 
 
+# ---------------------------------------------------------------------------
+
 PASSES: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = [
-    inline_calls, forward_identities, simplify_algebra, fold_constants,
-    eliminate_common_subexpressions, forward_identities, simplify_algebra,
-    eliminate_dead_code,
+    forward_identities, simplify_algebra, eliminate_zeros, fold_constants,
+    eliminate_common_subexpressions, eliminate_dead_code,
 ]
 
 
-def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Run every pass in order; the result computes the same values."""
-    for p in PASSES:
-        closed = p(closed)
+def optimize(closed: ClosedJaxpr, max_rounds: int = 6) -> ClosedJaxpr:
+    """Inline nested calls, then run every pass until none changes the program.
+
+    The result computes the same values (within floating-point rounding where
+    a rewrite reassociates, e.g. a sum of n equal terms becomes a product).
+    """
+    closed = inline_calls(closed)
+    for _ in range(max_rounds):
+        before = closed
+        for p in PASSES:
+            closed = p(closed)
+        if closed is before:
+            break
     return closed
 
 

@@ -1,0 +1,535 @@
+"""Tests of the optimisation passes (funcdiff/interpreters/passes.py).
+
+Each pass gets unit tests on small traced programs that assert the pass fired
+(equation counts, primitives present or gone) and that the program computes
+the same values; a pass with nothing to do returns its input object. A
+hypothesis property test then builds random programs from the primitive set
+(elementwise unary/binary with broadcasting, reductions, reshape, transpose,
+broadcast, dot_general, select, plus the patterns differentiation leaves
+behind), and checks that ``optimize`` keeps them well typed and computing the
+same values, also for their reverse-mode derivatives, and that the compiled
+programs agree.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.core import all_primitives, bind, get_aval
+from funcdiff.interpreters import passes
+from funcdiff.interpreters.compile import compile_jaxpr
+from funcdiff.ir import check_jaxpr, eval_jaxpr
+
+RNG = np.random.default_rng(0)
+
+
+def P(name, *args, **params):
+    """Bind the primitive called ``name``: programs here are built from primitives."""
+    return bind(all_primitives()[name], *args, **params)
+
+
+def trace(f, *args):
+    return fd.make_jaxpr(f)(*args)
+
+
+def names(closed):
+    return [e.primitive.name for e in closed.jaxpr.eqns]
+
+
+def run(closed, *args):
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def assert_same_values(before, after, *args, rtol=1e-13):
+    check_jaxpr(after.jaxpr)
+    for a, b in zip(run(before, *args), run(after, *args), strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=1e-300)
+
+
+X23 = RNG.standard_normal((2, 3))
+X3 = RNG.standard_normal(3)
+
+
+# --- eliminate_dead_code ------------------------------------------------------------------
+
+
+def test_dce_drops_unused_equations_and_constants():
+    c = np.arange(3.0)
+
+    def f(x):
+        P("sin", P("add", x, c))      # unused, and the only user of the constant c
+        return P("cos", x)
+    before = trace(f, X3)
+    after = passes.eliminate_dead_code(before)
+    assert names(before) == ["add", "sin", "cos"] and names(after) == ["cos"]
+    assert len(before.consts) == 1 and after.consts == []
+    assert_same_values(before, after, X3)
+
+
+def test_passes_return_their_input_when_nothing_applies():
+    closed = trace(lambda x: P("sin", x), X3)
+    for p in passes.PASSES + [passes.inline_calls]:
+        assert p(closed) is closed, p.__name__
+    assert passes.optimize(closed) is closed
+
+
+# --- eliminate_common_subexpressions ------------------------------------------------------
+
+
+def test_cse_merges_equal_equations_and_commuted_operands():
+    def f(x, y):
+        a, b = P("sin", x), P("sin", x)
+        s, t = P("add", x, y), P("add", y, x)
+        return P("mul", a, b), P("sub", s, t)
+    before = trace(f, X3, X3[::-1].copy())
+    after = passes.eliminate_dead_code(passes.eliminate_common_subexpressions(before))
+    assert names(before).count("sin") == 2 and names(after).count("sin") == 1
+    assert names(after).count("add") == 1
+    assert_same_values(before, after, X3, X3[::-1].copy())
+
+
+def test_cse_keeps_different_params_literals_and_signed_zeros_apart():
+    def f(x):
+        return (P("reduce_sum", x, axes=(0,)), P("reduce_sum", x, axes=(1,)),
+                P("mul", x, 0.0), P("mul", x, -0.0), P("sub", x, 1.0), P("sub", x, 2.0))
+    before = trace(f, X23)
+    after = passes.eliminate_common_subexpressions(before)
+    assert after is before
+
+
+# --- fold_constants -----------------------------------------------------------------------
+
+
+def test_fold_constants_evaluates_constant_equations_into_read_only_constants():
+    c = np.arange(6.0).reshape(2, 3)
+
+    def f(x):
+        k = P("exp", P("mul", c, 0.5))       # depends on constants only
+        return P("add", x, k)
+    before = trace(f, X23)
+    after = passes.eliminate_dead_code(passes.fold_constants(before))
+    assert names(before) == ["mul", "exp", "add"] and names(after) == ["add"]
+    (folded,) = after.consts
+    assert not folded.flags.writeable  # nobody can change the program through its output
+    np.testing.assert_allclose(folded, np.exp(c * 0.5))
+    assert_same_values(before, after, X23)
+
+
+def test_fold_constants_keeps_large_broadcasts_and_failing_equations():
+    def f(x):
+        big = P("broadcast_in_dim", 2.0, shape=(200, 200), broadcast_dimensions=())
+        bad = P("gather", np.arange(3.0), np.array([5]), axis=0)  # out of bounds
+        return P("add", x, P("reduce_sum", big, axes=(0, 1))), bad
+    before = trace(f, 1.0)
+    after = passes.fold_constants(before)
+    assert "broadcast_in_dim" in names(after) and "gather" in names(after)
+    with pytest.raises(fd.FunctionalDiffError, match="gather"):
+        run(after, 1.0)
+
+
+# --- forward_identities -------------------------------------------------------------------
+
+
+def test_forward_identities_drops_ops_that_change_nothing():
+    def f(x):
+        y = P("reshape", x, new_sizes=(2, 3))
+        y = P("transpose", y, permutation=(0, 1))
+        y = P("convert_element_type", y, new_dtype=np.dtype(np.float64))
+        y = P("broadcast_in_dim", y, shape=(2, 3), broadcast_dimensions=(0, 1))
+        y = P("reduce_sum", y, axes=())
+        y = P("slice", y, start_indices=(0, 0), limit_indices=(2, 3), strides=None)
+        y = P("squeeze", y, dimensions=())
+        return P("sin", y)
+    before = trace(f, X23)
+    after = passes.eliminate_dead_code(passes.forward_identities(before))
+    assert len(before.eqns) == 8 and names(after) == ["sin"]
+    assert_same_values(before, after, X23)
+
+
+def test_forward_identities_keeps_real_moves():
+    def f(x):
+        return (P("transpose", x, permutation=(1, 0)), P("reshape", x, new_sizes=(3, 2)),
+                P("rev", x, dimensions=(1,)), P("convert_element_type", x,
+                                                  new_dtype=np.dtype(np.float32)))
+    before = trace(f, X23)
+    assert passes.forward_identities(before) is before
+
+
+# --- simplify_algebra ---------------------------------------------------------------------
+
+
+def opt_simplify(closed):
+    return passes.eliminate_dead_code(passes.simplify_algebra(closed))
+
+
+SIMPLIFY_RULES = [  # (id, program, primitives left)
+    ("x*1", lambda x: P("mul", x, 1.0), []),
+    ("1*x", lambda x: P("mul", 1.0, x), []),
+    ("x*ones", lambda x: P("mul", x, P("broadcast_in_dim", 1.0, shape=(2, 3),
+                                       broadcast_dimensions=())), []),
+    ("x/1", lambda x: P("div", x, 1.0), []),
+    ("x+0", lambda x: P("add", x, 0.0), []),
+    ("0+x", lambda x: P("add", 0.0, x), []),
+    ("x-0", lambda x: P("sub", x, 0.0), []),
+    ("0-x", lambda x: P("sub", 0.0, x), ["neg"]),
+    ("x*-1", lambda x: P("mul", x, -1.0), ["neg"]),
+    ("neg-neg", lambda x: P("neg", P("neg", x)), []),
+    ("a+neg-b", lambda x: P("add", P("sin", x), P("neg", x)), ["sin", "sub"]),
+    ("neg-a+b", lambda x: P("add", P("neg", x), P("sin", x)), ["sin", "sub"]),
+    ("a-neg-b", lambda x: P("sub", P("sin", x), P("neg", x)), ["sin", "add"]),
+    ("neg-travels-to-sub", lambda x: P("add", x, P("reduce_sum", P("mul", P("neg", P("sin", x)), x),
+                                                   axes=())), ["sin", "mul", "reduce_sum", "sub"]),
+    ("neg-of-a-scaling", lambda x: P("neg", P("div", P("sin", x), 8.0)), ["sin", "div"]),
+    ("neg-times-neg", lambda x: P("mul", P("neg", P("sin", x)), P("neg", x)), ["sin", "mul"]),
+    ("transpose-transpose", lambda x: P("transpose", P("transpose", x, permutation=(1, 0)),
+                                        permutation=(1, 0)), []),
+    ("reshape-chain", lambda x: P("reshape", P("expand_dims", x, dimensions=(0,)),
+                                  new_sizes=(2, 3)), []),
+    ("squeeze-reshape", lambda x: P("squeeze", P("reshape", x, new_sizes=(1, 6)),
+                                    dimensions=(0,)), ["reshape"]),
+    ("expand_dims-is-a-reshape", lambda x: P("expand_dims", x, dimensions=(1,)), ["reshape"]),
+    ("f64-f32-f64-kept", lambda x: P("convert_element_type", P(
+        "convert_element_type", x, new_dtype=np.dtype(np.float32)),
+        new_dtype=np.dtype(np.float64)), ["convert_element_type"] * 2),
+]
+
+
+@pytest.mark.parametrize("f,expected", [r[1:] for r in SIMPLIFY_RULES],
+                         ids=[r[0] for r in SIMPLIFY_RULES])
+def test_simplify_algebra_rules(f, expected):
+    before = trace(f, X23)
+    after = opt_simplify(before)
+    assert names(after) == expected, (names(before), names(after))
+    assert_same_values(before, after, X23)
+
+
+def test_round_trip_through_a_wider_float_is_dropped():
+    x = X23.astype(np.float32)
+    before = trace(lambda x: P("convert_element_type", P(
+        "convert_element_type", x, new_dtype=np.dtype(np.float64)),
+        new_dtype=np.dtype(np.float32)), x)
+    after = opt_simplify(before)
+    assert names(after) == []
+    assert_same_values(before, after, x)
+
+
+def test_double_transpose_composes_into_one():
+    x = RNG.standard_normal((2, 3, 4))
+    before = trace(lambda x: P("transpose", P("transpose", x, permutation=(1, 2, 0)),
+                               permutation=(1, 2, 0)), x)
+    after = opt_simplify(before)
+    assert names(after) == ["transpose"] and after.eqns[0].params["permutation"] == (2, 0, 1)
+    assert_same_values(before, after, x)
+
+
+def test_reduce_sum_of_a_broadcast_scalar_becomes_a_multiply_by_the_count():
+    before = trace(lambda s: P("reduce_sum", P("broadcast_in_dim", s, shape=(4, 5),
+                                               broadcast_dimensions=()), axes=(0, 1)), 1.5)
+    after = opt_simplify(before)
+    assert names(after) == ["mul"] and after.eqns[0].invars[1].val == 20
+    assert_same_values(before, after, 1.5)
+
+
+def test_partial_reduce_sum_of_a_broadcast_becomes_a_smaller_broadcast():
+    v = RNG.standard_normal(3)
+
+    def f(v):
+        b = P("broadcast_in_dim", v, shape=(4, 3, 5), broadcast_dimensions=(1,))
+        return P("reduce_sum", b, axes=(0,))    # (3, 5): each entry is 4 * v[i]
+    before = trace(f, v)
+    after = opt_simplify(before)
+    assert names(after) == ["mul", "broadcast_in_dim"]
+    assert after.eqns[1].params["shape"] == (3, 5)
+    assert_same_values(before, after, v)
+    # summing the axis v lives on too: a sum of v times 4 * 5 copies
+    before = trace(lambda v: P("reduce_sum", P("broadcast_in_dim", v, shape=(4, 3, 5),
+                                               broadcast_dimensions=(1,)), axes=(0, 1, 2)), v)
+    after = opt_simplify(before)
+    assert names(after) == ["reduce_sum", "mul"] and after.eqns[0].invars[0].aval.shape == (3,)
+    assert_same_values(before, after, v, rtol=1e-14)
+
+
+def test_broadcast_of_a_broadcast_is_one_broadcast():
+    before = trace(lambda v: P("broadcast_in_dim", P("broadcast_in_dim", v, shape=(2, 3),
+                                                     broadcast_dimensions=(1,)),
+                               shape=(4, 2, 3), broadcast_dimensions=(1, 2)), X3)
+    after = opt_simplify(before)
+    assert names(after) == ["broadcast_in_dim"]
+    assert after.eqns[0].params["broadcast_dimensions"] == (2,)
+    assert_same_values(before, after, X3)
+
+
+def test_broadcasts_feeding_only_broadcasting_ops_become_reshapes():
+    v = RNG.standard_normal(2)
+
+    def f(x, v, s):
+        bv = P("broadcast_in_dim", v, shape=(2, 3), broadcast_dimensions=(0,))
+        bs = P("broadcast_in_dim", s, shape=(2, 3), broadcast_dimensions=())
+        return P("mul", P("add", x, bv), bs)
+    before = trace(f, X23, v, 2.0)
+    after = opt_simplify(before)
+    assert names(after) == ["reshape", "add", "mul"]
+    assert after.eqns[0].params["new_sizes"] == (2, 1)
+    assert_same_values(before, after, X23, v, 2.0)
+    # a broadcast that is also an output stays
+    before = trace(lambda s: (P("broadcast_in_dim", s, shape=(3,), broadcast_dimensions=()),), 2.0)
+    assert opt_simplify(before) is before
+
+
+# --- eliminate_zeros ----------------------------------------------------------------------
+
+
+def zeros(shape):
+    return P("broadcast_in_dim", 0.0, shape=shape, broadcast_dimensions=())
+
+
+def opt_zeros(closed):
+    return passes.eliminate_dead_code(passes.eliminate_zeros(closed))
+
+
+def test_adds_of_broadcast_zeros_disappear():
+    before = trace(lambda x: P("sub", P("add", x, zeros((2, 3))), zeros((2, 3))), X23)
+    after = opt_zeros(before)
+    assert names(after) == []
+    assert_same_values(before, after, X23)
+    before = trace(lambda v: P("add", zeros((2, 3)), v), X3)  # the zero was larger: broadcast
+    after = opt_zeros(before)
+    assert names(after) == ["broadcast_in_dim"]
+    assert_same_values(before, after, X3)
+    before = trace(lambda x: P("sub", zeros((2, 3)), x), X23)
+    assert names(opt_zeros(before)) == ["neg"]
+
+
+def test_products_with_zeros_are_zeros_and_zeros_propagate():
+    w = RNG.standard_normal((3, 4))
+
+    def f(x):
+        z = P("safe_mul", P("sin", x), zeros((2, 3)))
+        z = P("dot_general", z, w, dimension_numbers=(((1,), (0,)), ((), ())))
+        z = P("reduce_sum", P("neg", P("transpose", z, permutation=(1, 0))), axes=(1,))
+        return P("add", P("cos", x), P("reduce_sum", z, axes=(0,)))
+    before = trace(f, X23)
+    after = passes.optimize(before)
+    assert names(after) == ["cos"]
+    assert_same_values(before, after, X23)
+
+
+def test_zero_times_a_value_that_may_be_inf_stays():
+    before = trace(lambda x: P("mul", x, zeros((3,))), np.array([1.0, np.inf, np.nan]))
+    assert passes.eliminate_zeros(before) is before  # inf * 0 and nan * 0 are nan
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(run(passes.optimize(before), np.array([1.0, np.inf, 2.0])),
+                                      [[0.0, np.nan, 0.0]])
+    # integers, and floats converted from them, are finite: their products vanish
+    before = trace(lambda i: P("mul", P("convert_element_type", i,
+                                        new_dtype=np.dtype(np.float64)), zeros((3,))),
+                   np.arange(3))
+    assert names(opt_zeros(before)) == ["broadcast_in_dim"]
+    assert_same_values(before, opt_zeros(before), np.arange(3))
+
+
+def test_scatter_add_of_zero_updates_returns_the_operand():
+    idx = np.array([0, 2])
+    before = trace(lambda x: P("scatter_add", x, idx, zeros((2,)), axis=0), X3)
+    after = opt_zeros(before)
+    assert names(after) == []
+    assert_same_values(before, after, X3)
+
+
+def test_zero_elimination_leaves_nonzero_fills_alone():
+    before = trace(lambda x: P("mul", x, P("broadcast_in_dim", 2.0, shape=(3,),
+                                            broadcast_dimensions=())), X3)
+    assert passes.eliminate_zeros(before) is before
+
+
+# --- inline_calls and optimize ------------------------------------------------------------
+
+
+def test_inline_calls_splices_inner_jits_with_fresh_variables():
+    inner = fd.jit(lambda x: P("sin", P("mul", x, 2.0)))
+
+    def f(x):
+        return P("add", inner(x), inner(P("cos", x)))  # the same inner program twice
+    before = trace(f, X3)
+    assert names(before).count("call") == 2
+    after = passes.inline_calls(before)
+    assert "call" not in names(after) and names(after).count("sin") == 2
+    assert_same_values(before, after, X3)
+
+
+def test_optimize_cleans_up_a_gradient_program():
+    def loss(w, x):
+        return fnp.sum(fnp.tanh(x @ w) ** 2) + fnp.sum(w * w)
+    w, x = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 3))
+    before = fd.make_jaxpr(fd.grad(loss))(w, x)
+    after = passes.optimize(before)
+    assert len(after.eqns) < len(before.eqns)
+    assert passes.optimize(after) is after  # a fixed point
+    assert_same_values(before, after, w, x, rtol=1e-12)
+
+
+# --- random programs ----------------------------------------------------------------------
+
+SHAPES = [(), (3,), (2, 3), (2, 1), (1, 3), (4, 2, 3)]
+UNARY = ["sin", "cos", "tanh", "neg", "atan", "logistic", "exp_tanh", "square_tanh", "abs"]
+BINARY = ["add", "sub", "mul", "max", "min", "div_soft"]
+OPS = (["unary"] * 4 + ["binary"] * 4
+       + ["reduce_sum", "reduce_max", "reshape", "transpose", "broadcast", "dot", "select",
+          "mul_one", "add_zero", "add_zeros", "mul_zeros", "neg_neg", "transpose_twice",
+          "sum_of_broadcast", "const", "duplicate", "reshape_twice", "convert_twice"])
+
+
+def _compatible(a, b):
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+        return True
+    except ValueError:
+        return False
+
+
+def _apply(op, a, b, k, consts):
+    """One random operation on pool values ``a`` and ``b`` (``k`` picks variants)."""
+    sa = get_aval(a).shape
+    if op == "unary":
+        name = UNARY[k % len(UNARY)]
+        if name == "exp_tanh":
+            return P("exp", P("tanh", a))
+        if name == "square_tanh":
+            return P("integer_pow", P("tanh", a), y=2)
+        return P(name, a)
+    if op == "binary" or op == "select":
+        if not _compatible(a, b):
+            b = P("reduce_sum", b, axes=tuple(range(get_aval(b).ndim)))
+        if op == "select":
+            return P("select", P("gt", a, 0.0), a, b)
+        name = BINARY[k % len(BINARY)]
+        if name == "div_soft":
+            return P("div", a, P("add", 1.0, P("mul", b, b)))
+        return P(name, a, b)
+    if op in ("reduce_sum", "reduce_max"):
+        axes = tuple(i for i in range(len(sa)) if (k >> i) & 1)
+        return P(op, a, axes=axes)
+    if op == "reshape":
+        return P("reshape", a, new_sizes=(int(np.prod(sa)),) if k % 2 else sa + (1,))
+    if op == "transpose":
+        perm = tuple(np.random.default_rng(k).permutation(len(sa)))
+        return P("transpose", a, permutation=tuple(int(i) for i in perm))
+    if op == "broadcast":
+        return P("broadcast_in_dim", a, shape=(2,) + sa,
+                 broadcast_dimensions=tuple(range(1, len(sa) + 1)))
+    if op == "dot":
+        if sa and get_aval(b).shape and sa[-1] == get_aval(b).shape[0]:
+            return P("dot_general", a, b, dimension_numbers=(((len(sa) - 1,), (0,)), ((), ())))
+        axes = tuple(range(len(sa)))
+        return P("dot_general", a, a, dimension_numbers=((axes, axes), ((), ())))
+    if op == "mul_one":
+        return P("mul", a, 1.0) if k % 2 else P("mul", P("broadcast_in_dim", 1.0, shape=sa,
+                                                           broadcast_dimensions=()), a)
+    if op == "add_zero":
+        return P("add", 0.0, a) if k % 2 else P("sub", a, 0.0)
+    if op == "add_zeros":
+        return P("add", a, P("broadcast_in_dim", 0.0, shape=(2,) + sa, broadcast_dimensions=()))
+    if op == "mul_zeros":
+        z = P("broadcast_in_dim", 0.0, shape=sa, broadcast_dimensions=())
+        return P("add", P("mul", z, a), a) if k % 2 else P("mul", a, z)
+    if op == "neg_neg":
+        return P("neg", P("neg", a))
+    if op == "transpose_twice":
+        perm = tuple(int(i) for i in np.random.default_rng(k).permutation(len(sa)))
+        return P("transpose", P("transpose", a, permutation=perm), permutation=perm)
+    if op == "sum_of_broadcast":
+        bc = P("broadcast_in_dim", a, shape=(3,) + sa,
+               broadcast_dimensions=tuple(range(1, len(sa) + 1)))
+        return P("reduce_sum", bc, axes=(0,) if k % 2 else tuple(range(len(sa) + 1)))
+    if op == "const":
+        c = consts[k % len(consts)]
+        return P("add", a, P("mul", c, P("cos", c))) if _compatible(a, c) else P("mul", c, 2.0)
+    if op == "duplicate":
+        return P("add", P("sin", a), P("sin", a))
+    if op == "reshape_twice":
+        return P("reshape", P("reshape", a, new_sizes=(int(np.prod(sa)),)), new_sizes=sa)
+    if op == "convert_twice":
+        f32 = P("convert_element_type", a, new_dtype=np.dtype(np.float32))
+        return P("convert_element_type", f32, new_dtype=np.dtype(np.float64))
+    raise AssertionError(op)
+
+
+@st.composite
+def random_programs(draw):
+    in_shapes = draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3))
+    ops = draw(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 7), st.integers(0, 7),
+                                  st.integers(0, 15)), min_size=1, max_size=14))
+    n_out = draw(st.integers(1, 3))
+    return in_shapes, ops, n_out
+
+
+def _build(spec):
+    in_shapes, ops, n_out = spec
+    consts = [np.linspace(-1, 1, 3), np.array(0.5), np.full((2, 3), 0.25)]
+
+    def f(*xs):
+        pool = list(xs)
+        for op, i, j, k in ops:
+            pool.append(_apply(op, pool[i % len(pool)], pool[j % len(pool)], k, consts))
+        return pool[-n_out:]
+    args = [np.random.default_rng(7).uniform(-2, 2, s) for s in in_shapes]
+    return f, args
+
+
+def _assert_close(got, want, rtol):
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(random_programs())
+def test_optimized_random_programs_compute_the_same_values(spec):
+    f, args = _build(spec)
+    before = trace(lambda *a: f(*a), *args)
+    after = passes.optimize(before)
+    check_jaxpr(after.jaxpr)
+    want = run(before, *args)
+    _assert_close(run(after, *args), want, 1e-11)
+    _assert_close(compile_jaxpr(after)(*args), want, 1e-11)
+    _assert_close(compile_jaxpr(before)(*args), want, 0)
+    assert passes.optimize(after) is after or len(passes.optimize(after).eqns) <= len(after.eqns)
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(random_programs())
+def test_optimized_gradient_programs_compute_the_same_values(spec):
+    f, args = _build(spec)
+
+    def loss(*a):
+        return sum(P("reduce_sum", P("mul", o, o), axes=tuple(range(o.aval.ndim)))
+                   if hasattr(o, "aval") else 0.0 for o in f(*a))
+    grad = fd.grad(loss, argnums=tuple(range(len(args))))
+    before = fd.make_jaxpr(grad)(*args)
+    after = passes.optimize(before)
+    check_jaxpr(after.jaxpr)
+    assert len(after.eqns) <= len(before.eqns)
+    _assert_close(run(after, *args), run(before, *args), 1e-11)
+
+
+@pytest.mark.parametrize("op", sorted(set(OPS)))
+def test_every_operation_of_the_generator_optimizes_correctly(op):
+    """Each kind of random operation on each shape, so rare draws are covered too."""
+    for shape in SHAPES:
+        for k in range(4):
+            spec = ([shape, (3,)], [("unary", 0, 0, 1), (op, 2, 1, k), ("binary", 3, 0, k)], 2)
+            f, args = _build(spec)
+            before = trace(lambda *a: f(*a), *args)
+            after = passes.optimize(before)
+            check_jaxpr(after.jaxpr)
+            _assert_close(run(after, *args), run(before, *args), 1e-11)
+            _assert_close(compile_jaxpr(after)(*args), run(before, *args), 1e-11)
