@@ -41,11 +41,12 @@ from funcdiff.core import Primitive, Zero, bind, get_aval, new_main, tangent_ava
 from funcdiff.custom_derivatives import (batch_to_front, batched_program, closure_convert,
                                          is_array_like, run_impls)
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
+from funcdiff.interpreters.call import transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.passes import eliminate_dead_code, program_cost
-from funcdiff.interpreters.staging import JaxprBuilder, JaxprTrace, JaxprTracer, trace_to_jaxpr
-from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from funcdiff.interpreters.staging import JaxprBuilder, JaxprTrace, JaxprTracer
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, eval_jaxpr
 from funcdiff.primitives.dot import dot_general_p
 from funcdiff.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -382,24 +383,6 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
                        name=name + "_lin"))
     return outs, [Zero(tangent_aval(a)) if z else next(staged)
                   for a, z in zip(split.out_avals, split.out_is_zero)]
-
-
-def transposed_program(closed: ClosedJaxpr, undefined: tuple[bool, ...],
-                       ct_mask: tuple[bool, ...]) -> ClosedJaxpr:
-    """(defined inputs + nonzero output cotangents) -> cotangents of the undefined inputs."""
-    in_avals = closed.in_avals
-    defined_avals = [a for a, u in zip(in_avals, undefined) if not u]
-    ct_avals = [a for a, m in zip(closed.out_avals, ct_mask) if m]
-
-    def backward(*args):
-        defined, cts = iter(args[:len(defined_avals)]), iter(args[len(defined_avals):])
-        linear_args = [UndefinedPrimal(a) if u else next(defined)
-                       for a, u in zip(in_avals, undefined)]
-        cts_out = [next(cts) if m else Zero(a) for a, m in zip(closed.out_avals, ct_mask)]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, linear_args, cts_out)
-        return [core.zeros_array(a) if ct is None or type(ct) is Zero else ct
-                for ct, a, u in zip(cts_in, in_avals, undefined) if u]
-    return trace_to_jaxpr(backward, defined_avals + ct_avals)
 
 
 def _checkpoint_transpose(cts, *args, jaxpr, policy, name):

@@ -25,7 +25,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from funcdiff import core, dtypes
-from funcdiff.checkpoint import checkpoint_p, current_source, remat_split, transposed_program
+from funcdiff.checkpoint import checkpoint_p, current_source, remat_split
+from funcdiff.interpreters.call import transposed_program
 from funcdiff.core import Trace, Tracer, Zero, get_aval, new_main, tangent_aval
 from funcdiff.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p, is_array_like
 from funcdiff.errors import InvalidArgumentError

@@ -123,7 +123,10 @@ def _call_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
 # transpose: a new program running the inner one backwards
 
 
-def _transposed(jaxpr: ClosedJaxpr, undefined: tuple[bool, ...], ct_mask: tuple[bool, ...]):
+def transposed_program(jaxpr: ClosedJaxpr, undefined: tuple[bool, ...],
+                       ct_mask: tuple[bool, ...]) -> ClosedJaxpr:
+    """The program (defined inputs + nonzero output cotangents) -> cotangents of the
+    undefined (linear) inputs of ``jaxpr``, zeros materialised."""
     in_avals = jaxpr.in_avals
     defined_avals = [a for a, u in zip(in_avals, undefined) if not u]
     ct_avals = [a for a, m in zip(jaxpr.out_avals, ct_mask) if m]
@@ -146,7 +149,7 @@ def _call_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
     cache = _derived_cache(jaxpr)
     key = ("transpose", undefined, ct_mask)
     if key not in cache:
-        cache[key] = _transposed(jaxpr, undefined, ct_mask)
+        cache[key] = transposed_program(jaxpr, undefined, ct_mask)
     defined = [a for a in args if not is_undefined(a)]
     nonzero = [c for c in cts if type(c) is not Zero]
     cts_in = iter(bind(call_p, *defined, *nonzero, jaxpr=cache[key], name=name + "_T"))
