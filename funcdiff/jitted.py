@@ -1,0 +1,462 @@
+"""jit: trace a function once per input signature and replay it compiled.
+
+``Jitted`` caches, per (pytree structure, shapes, dtypes, static values), the
+traced program and its compiled form (see ``interpreters/compile.py``). Called
+on plain arrays it runs the compiled program directly; called on tracers of an
+enclosing transform it binds the ``call`` primitive, whose rules transform the
+inner program, so jit composes with every transform in every order.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from funcdiff.api import _as_leaf, _check_output
+from funcdiff.core import ShapedArray, Tracer, get_aval
+from funcdiff.errors import InvalidArgumentError
+from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.ir import ClosedJaxpr
+from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+import inspect  # noqa: E402  (the jit section keeps its imports together)
+
+from funcdiff import core as _core  # noqa: E402
+from funcdiff.errors import ConcretizationError  # noqa: E402
+from funcdiff.ir import Jaxpr  # noqa: E402
+
+
+class Lowered:
+    """What jit runs for one signature: the traced jaxpr, the optimised jaxpr and
+    the generated Python source (plus its Python-float version, if any)."""
+
+    def __init__(self, jaxpr: ClosedJaxpr, optimized: ClosedJaxpr, source: str,
+                 scalar_source: str | None = None):
+        self.jaxpr = jaxpr
+        self.optimized_jaxpr = optimized
+        self.source = source
+        self.scalar_source = scalar_source
+
+    def cost(self) -> dict:
+        """Flops and bytes of the optimised program, from the primitives' cost rules."""
+        from funcdiff.interpreters.passes import program_cost
+        return program_cost(self.optimized_jaxpr)
+
+    def as_text(self) -> str:
+        text = f"{self.optimized_jaxpr}\n\n{self.source}"
+        return text + (f"\n{self.scalar_source}" if self.scalar_source else "")
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+class _CacheEntry:
+    """One traced signature: the traced program, its compiled form, the output
+    structure, and the outer tracers ``f`` closed over (then the entry is not
+    cached: those tracers belong to one trace of an enclosing transform)."""
+
+    __slots__ = ("jaxpr", "out_tree", "program", "closed_over", "unflatten")
+
+    def __init__(self, jaxpr, out_tree, program, closed_over):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.program = program
+        self.closed_over = closed_over
+        self.unflatten = _unflattener(out_tree)
+
+
+def _unflattener(tree: PyTreeDef) -> Callable[[list], Any]:
+    """``tree_unflatten(tree, ·)`` as generated code when ``tree`` is built of
+    tuples, lists, str-keyed... dicts and None only (keys are passed in the
+    namespace, never written into the source); else tree_unflatten itself."""
+    example = tree_unflatten(tree, list(range(tree.num_leaves)))
+    namespace: dict = {}
+
+    def build(x):
+        t = type(x)
+        if t is int:
+            return f"o[{x}]"
+        if x is None:
+            return "None"
+        if t is tuple:
+            return "(" + "".join(build(c) + ", " for c in x) + ")"
+        if t is list:
+            return "[" + ", ".join(build(c) for c in x) + "]"
+        if t is dict:
+            items = []
+            for k, c in x.items():
+                name = f"_k{len(namespace)}"
+                namespace[name] = k
+                items.append(f"{name}: {build(c)}")
+            return "{" + ", ".join(items) + "}"
+        raise TypeError(t)
+    try:
+        body = build(example)
+    except TypeError:
+        return functools.partial(tree_unflatten, tree)
+    exec(f"def unflatten(o):\n    return {body}\n", namespace)  # generated text only
+    return namespace["unflatten"]
+
+
+def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
+    """Append the leaves of ``x`` and a signature of its structure and avals, for
+    pytrees of tuples, lists, dicts and arrays/scalars; False for anything else
+    (the caller then takes the general path through tree_flatten)."""
+    t = type(x)
+    if t is np.ndarray:
+        leaves.append(x)
+        key.append(x.shape)
+        key.append(x.dtype)
+    elif t is tuple or t is list:
+        key.append((t, len(x)))
+        for c in x:
+            if type(c) is np.ndarray:  # the common leaf, without a call
+                leaves.append(c)
+                key.append(c.shape)
+                key.append(c.dtype)
+            elif not _fast_flatten(c, leaves, key):
+                return False
+    elif t is dict:
+        try:
+            keys = tuple(sorted(x))
+        except TypeError:
+            return False
+        key.append((t, keys))
+        for k in keys:
+            if not _fast_flatten(x[k], leaves, key):
+                return False
+    elif t is float or t is bool:
+        leaves.append(np.asarray(x))
+        key.append(t)
+    elif t is int:
+        if not -(1 << 63) <= x < (1 << 63):
+            return False
+        leaves.append(np.asarray(x))
+        key.append(t)
+    elif isinstance(x, np.generic) and x.dtype.kind in "biufc":
+        leaves.append(x)
+        key.append(t)
+    else:
+        return False
+    return True
+
+
+def _describe_avals(avals: Sequence[ShapedArray]) -> str:
+    return "(" + ", ".join(a.str_short() for a in avals) + ("," if len(avals) == 1 else "") + ")"
+
+
+class Jitted:
+    """A function compiled per input signature; see ``jit``.
+
+    Attributes:
+      trace_count: how many times ``f`` has been traced (once per new signature).
+    """
+
+    def __init__(self, f: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+        self.f = f
+        self.trace_count = 0
+        self._cache: dict = {}
+        self._fast: dict = {}
+        self._name = getattr(f, "__name__", type(f).__name__)
+        functools.update_wrapper(self, f, updated=())  # never copy f's __dict__ (f may be Jitted)
+        try:
+            self._params = list(inspect.signature(f).parameters.values())
+        except (TypeError, ValueError):  # builtins and some callables have no signature
+            self._params = None
+        self.static_argnums, self.static_argnames = self._check_static(static_argnums,
+                                                                        static_argnames)
+        self._static_for: dict[int, frozenset] = {}
+
+    # -- argument checking ---------------------------------------------------------
+
+    def _positional_names(self) -> list[str] | None:
+        """Names of the positional parameters, or None if f takes *args."""
+        if self._params is None:
+            return None
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in self._params):
+            return None
+        return [p.name for p in self._params if p.kind in kinds]
+
+    def _check_static(self, nums, names):
+        for i in nums:
+            if type(i) is not int:
+                raise InvalidArgumentError(
+                    f"jit({self._name}): static_argnums must be ints, but got {i!r}. Pass "
+                    "positions of arguments, e.g. static_argnums=(1,).")
+        for n in names:
+            if type(n) is not str:
+                raise InvalidArgumentError(
+                    f"jit({self._name}): static_argnames must be strings, but got {n!r}. "
+                    "Pass parameter names, e.g. static_argnames=('mode',).")
+        positional = self._positional_names()
+        nums, names = tuple(nums), tuple(names)
+        if self._params is not None and not any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in self._params):
+            known = [p.name for p in self._params]
+            for n in names:
+                if n not in known:
+                    raise InvalidArgumentError(
+                        f"jit({self._name}): static_argnames contains {n!r}, but "
+                        f"{self._name} has no parameter of that name (its parameters: "
+                        f"{', '.join(known) or 'none'}). Fix the name.")
+        if positional is not None:
+            for i in nums:
+                if not -len(positional) <= i < len(positional):
+                    raise InvalidArgumentError(
+                        f"jit({self._name}): static_argnums contains {i}, but {self._name} "
+                        f"takes {len(positional)} positional argument(s) "
+                        f"({', '.join(positional) or 'none'}); static_argnums must be in "
+                        f"[{-len(positional)}, {len(positional)}).")
+            # a parameter named in either list is static however it is passed
+            nums = tuple(sorted({i % len(positional) for i in nums}
+                                | {positional.index(n) for n in names if n in positional}))
+            names = tuple(dict.fromkeys(names + tuple(positional[i] for i in nums)))
+        return nums, names
+
+    def _static_positions(self, nargs: int) -> frozenset:
+        static = self._static_for.get(nargs)
+        if static is None and self._positional_names() is not None:
+            # checked against the signature already; a static parameter not passed
+            # positionally was passed by name (static_argnames) or takes its default
+            static = frozenset(i for i in self.static_argnums if i < nargs)
+            self._static_for[nargs] = static
+        if static is None:
+            for i in self.static_argnums:
+                if not -nargs <= i < nargs:
+                    raise InvalidArgumentError(
+                        f"jit({self._name}): static_argnums contains {i}, but "
+                        f"{self._name} was called with {nargs} positional argument(s). "
+                        "Pass that argument positionally, or fix static_argnums.")
+            static = self._static_for[nargs] = frozenset(i % nargs for i in self.static_argnums)
+        return static
+
+    def _arg_name(self, i: int) -> str:
+        positional = self._positional_names()
+        if positional is not None and i < len(positional):
+            return f"argument {i} ({positional[i]!r})"
+        return f"argument {i}"
+
+    def _unhashable(self, what: str, v: Any) -> InvalidArgumentError:
+        return InvalidArgumentError(
+            f"jit({self._name}): static {what} is an unhashable {type(v).__name__}: {v!r:.60}. "
+            "Static arguments are cache keys and must be hashable: pass a tuple instead of "
+            "a list, a frozenset instead of a set, or make it a non-static (array) argument.")
+
+    def _non_array(self, what: str, fix: str, leaf: Any) -> InvalidArgumentError:
+        kind = type(leaf).__name__
+        return InvalidArgumentError(
+            f"jit({self._name}): {what} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
+            f"({leaf!r:.60}), but "
+            "non-static arguments must be arrays, Python scalars or pytrees of them, "
+            f"because jit traces them as abstract arrays. {fix}")
+
+    def _check_leaves(self, args: tuple, static: frozenset, dyn_kw: dict) -> None:
+        """Raise an error naming the first dynamic argument with a non-array leaf."""
+        dyn = [(self._arg_name(i), f"static_argnums={i}", a)
+               for i, a in enumerate(args) if i not in static]
+        dyn += [(f"argument {k!r}", f"static_argnames={k!r}", v) for k, v in dyn_kw.items()]
+        for what, how, value in dyn:
+            sub, _ = tree_flatten(value)
+            for leaf in sub:
+                try:
+                    _as_leaf(leaf, "jit", what)
+                except InvalidArgumentError:
+                    whole = len(sub) == 1 and sub[0] is value
+                    fix = (f"Mark it static (jit({self._name}, {how})) if it is a setting "
+                           "rather than data, or close over it." if whole else
+                           "Convert that leaf with numpy.asarray, or close over it.")
+                    raise self._non_array(what if whole else f"a leaf of {what}", fix,
+                                          leaf) from None
+
+    # -- tracing and caching ---------------------------------------------------
+
+    def _split(self, args: tuple, kwargs: dict):
+        static = self._static_positions(len(args))
+        static_vals = []
+        for i in sorted(static):
+            v = args[i]
+            try:
+                hash(v)
+            except TypeError:
+                raise self._unhashable(self._arg_name(i), v) from None
+            static_vals.append((i, type(v), v))
+        static_kw, dyn_kw = {}, {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                try:
+                    hash(v)
+                except TypeError:
+                    raise self._unhashable(f"argument {k!r}", v) from None
+                static_kw[k] = v
+            else:
+                dyn_kw[k] = v
+        dyn_args = [a for i, a in enumerate(args) if i not in static]
+        return static, tuple(static_vals), static_kw, dyn_args, dyn_kw
+
+    def _entry(self, args: tuple, kwargs: dict):
+        static, static_vals, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
+        try:
+            leaves = [_as_leaf(x, "jit", "an argument leaf") for x in leaves]
+        except InvalidArgumentError:
+            self._check_leaves(args, static, dyn_kw)
+            raise
+        avals = tuple(get_aval(x) for x in leaves)
+        key = (in_tree, avals, static_vals,
+               tuple(sorted((k, type(v), v) for k, v in static_kw.items())))
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, static, static_kw, in_tree, avals)
+            if not entry.closed_over:
+                self._cache[key] = entry
+        if not entry.closed_over and not kwargs:
+            fast = self._fast_key(args)
+            if fast is not None:
+                self._fast[fast[0]] = entry  # (hashable: the static values were checked)
+        return entry, leaves
+
+    def _trace(self, args, static, static_kw, in_tree, avals) -> _CacheEntry:
+        from funcdiff.interpreters.call import compiled
+        self.trace_count += 1
+        store: list = []
+
+        def f_flat(*leaves):
+            dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
+            it = iter(dyn_args)
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            out = self.f(*full, **dyn_kw, **static_kw)
+            out_leaves, out_tree = tree_flatten(out)
+            store[:] = [out_tree]
+            return [_check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
+        try:
+            closed = trace_to_jaxpr(f_flat, list(avals))
+        except ConcretizationError as e:
+            raise ConcretizationError(
+                f"jit({self._name}) traced {self._name} at abstract arguments "
+                f"{_describe_avals(avals)}, and {e}") from None
+        # Closure conversion: tracers of enclosing transforms that f closed over
+        # become leading inputs, passed at each call.
+        j = closed.jaxpr
+        outer = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
+        closed_over = [closed.consts[i] for i in outer]
+        if outer:
+            keep = [i for i in range(len(j.constvars)) if i not in set(outer)]
+            closed = ClosedJaxpr(Jaxpr([j.constvars[i] for i in keep],
+                                       [j.constvars[i] for i in outer] + list(j.invars),
+                                       j.eqns, j.outvars),
+                                 [closed.consts[i] for i in keep])
+            program = None  # runs only through the call primitive, under the outer trace
+        else:
+            program = compiled(closed, self._name)
+        return _CacheEntry(closed, store[0], program, closed_over)
+
+    def _fast_key(self, args: tuple):
+        """(key, leaves) for the fast cache, or None where only the general path can
+        tell (kwargs, tracers, unregistered containers, a first call)."""
+        static = self._static_for.get(len(args))
+        if static is None:
+            return None
+        leaves: list = []
+        key: list = [len(args)]
+        if not static:
+            return (tuple(key), leaves) if _fast_flatten(args, leaves, key) else None
+        for i, a in enumerate(args):
+            if i in static:
+                key.append((type(a), a))
+            elif not _fast_flatten(a, leaves, key):
+                return None
+        return tuple(key), leaves  # (hashable unless a static value is not: callers check)
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and _core._dynamic[-1].level == 0:
+            # the fast path: a known signature of plain arrays runs its program directly
+            fast = self._fast_key(args)
+            if fast is not None:
+                try:
+                    entry = self._fast.get(fast[0])
+                except TypeError:  # an unhashable static argument: the slow path explains
+                    entry = None
+                if entry is not None:
+                    return entry.unflatten(entry.program.fn(*fast[1]))
+        entry, leaves = self._entry(args, kwargs)
+        if (entry.program is not None and _core._dynamic[-1].level == 0
+                and not any(isinstance(x, Tracer) for x in leaves)):
+            outs = entry.program(*leaves)
+        else:
+            from funcdiff.interpreters.call import call_p
+            outs = _core.bind(call_p, *entry.closed_over, *leaves, jaxpr=entry.jaxpr,
+                              name=self._name)
+        return entry.unflatten(outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The traced jaxpr, optimised jaxpr and generated source for these arguments.
+
+        >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+        >>> low = fd.jit(lambda x: fnp.sin(x) * 1.0 + 0.0).lower(np.ones(3))
+        >>> print(low.optimized_jaxpr)
+        { lambda ; a:f64[3]. let
+            b:f64[3] = sin a
+          in (b,) }
+        """
+        entry, _ = self._entry(args, kwargs)
+        if entry.program is None:
+            from funcdiff.interpreters.call import compiled
+            entry.program = compiled(entry.jaxpr, self._name)
+        p = entry.program
+        return Lowered(entry.jaxpr, p.jaxpr, p.source, p.scalar_source)
+
+    def clear_cache(self) -> None:
+        """Forget every traced signature (the next call traces again)."""
+        self._cache.clear()
+        self._fast.clear()
+
+    def __get__(self, obj, objtype=None):
+        # a jitted method: bind the instance as the first (usually static) argument
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"jit({self._name})"
+
+
+def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Jitted:
+    """Compile ``f``: trace it once per input signature and replay compiled Python.
+
+    The traced program is optimised (inlined inner jits, identity ops, algebraic
+    identities, symbolic zeros, constant folding, common subexpressions, dead
+    code) and compiled to one line of numpy per operation; programs of 0-d
+    floats run as Python-float code. The cache key is the pytree structure,
+    shapes and dtypes of the arguments and the values of the static ones.
+    jit composes with every transform in every order.
+
+    Args:
+      f: a pure function of arrays (pytrees of arrays).
+      static_argnums: positions of arguments passed as Python values; they
+        are part of the cache key (must be hashable) and baked into the program.
+      static_argnames: the same, by parameter name (however the argument is passed).
+
+    Returns:
+      A ``Jitted`` function with ``f``'s signature, plus ``.lower(*args)`` to
+      see the optimised program and its source, and ``.trace_count``.
+
+    Raises:
+      ConcretizationError: if ``f`` branches in Python on a traced value.
+      InvalidArgumentError: for unhashable static arguments, out-of-range
+        static_argnums, or non-array arguments in non-static positions.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> f = fd.jit(lambda x: fnp.sum(fnp.tanh(x) ** 2))
+    >>> round(float(f(np.ones(3))), 6)
+    1.740077
+    >>> f.trace_count
+    1
+    >>> power = fd.jit(lambda x, n: x ** n, static_argnums=1)
+    >>> float(power(2.0, 3)), power.trace_count
+    (8.0, 1)
+    """
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    return Jitted(f, nums, names)
