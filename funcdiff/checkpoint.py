@@ -38,10 +38,10 @@ from typing import Any, Callable, Sequence
 
 from funcdiff import core
 from funcdiff.core import Primitive, Zero, bind, get_aval, new_main, tangent_aval
-from funcdiff.custom_derivatives import (batch_to_front, batched_program, closure_convert,
+from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
                                          is_array_like, run_impls)
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
-from funcdiff.interpreters.call import transposed_program
+from funcdiff.interpreters.call import batched_program, transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.passes import eliminate_dead_code, program_cost

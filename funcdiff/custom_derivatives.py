@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import functools
 import inspect as _pyinspect
-import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -50,6 +49,7 @@ from funcdiff.errors import (ConcretizationError, CustomRuleError, Differentiati
                              FunctionalDiffError, InvalidArgumentError,
                              TracerArrayConversionError)
 from funcdiff.interpreters.batching import move_batch_axis, vmap_flat
+from funcdiff.interpreters.call import batched_program
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
 from funcdiff.interpreters.transpose import (UndefinedPrimal, add_cotangents, backward_pass,
@@ -137,22 +137,6 @@ def unbatched_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
     if dim is None:
         return aval
     return ShapedArray(aval.shape[:dim] + aval.shape[dim + 1:], aval.dtype)
-
-
-_batched_programs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
-
-
-def batched_program(closed: ClosedJaxpr, dims: tuple, size: int,
-                    in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
-    """``closed`` vmapped over inputs batched at ``dims`` (0 or None); outputs at 0."""
-    cache = _batched_programs.setdefault(closed, {})
-    key = (dims, size)
-    if key not in cache:
-        def run(*args):
-            return vmap_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, *a), size,
-                             list(dims), args, 0)
-        cache[key] = trace_to_jaxpr(run, list(in_avals))
-    return cache[key]
 
 
 def zeros_for(aval: ShapedArray) -> Any:

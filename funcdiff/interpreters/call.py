@@ -160,21 +160,25 @@ def _call_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
 # batch: a new program over batched values
 
 
-def _batched(jaxpr: ClosedJaxpr, dims: tuple, size: int, in_avals: Sequence[ShapedArray]):
-    def run(*args):
-        return vmap_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), size,
-                         list(dims), args, 0)
-    return trace_to_jaxpr(run, list(in_avals))
+def batched_program(jaxpr: ClosedJaxpr, dims: tuple, size: int,
+                    in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+    """``jaxpr`` vmapped over inputs batched at ``dims`` (``size`` members; None for
+    unbatched inputs of avals ``in_avals``); every output batched at axis 0.
+    Cached per program, dims and size."""
+    cache = _derived_cache(jaxpr)
+    key = ("batch", tuple(dims), size)
+    if key not in cache:
+        def run(*args):
+            return vmap_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), size,
+                             list(dims), args, 0)
+        cache[key] = trace_to_jaxpr(run, list(in_avals))
+    return cache[key]
 
 
 def _call_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
     size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-    in_avals = [get_aval(v) for v in vals]
-    cache = _derived_cache(jaxpr)
-    key = ("batch", tuple(dims), size)
-    if key not in cache:
-        cache[key] = _batched(jaxpr, tuple(dims), size, in_avals)
-    outs = bind(call_p, *vals, jaxpr=cache[key], name=name + "_vmap")
+    program = batched_program(jaxpr, tuple(dims), size, [get_aval(v) for v in vals])
+    outs = bind(call_p, *vals, jaxpr=program, name=name + "_vmap")
     return outs, [0] * len(outs)
 
 

@@ -188,6 +188,14 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, keepdims: bool, method: str)
     return _finish(result, (), False)
 
 
+def _reject_options(name, out, weights, interpolation):
+    """Quantile options funcdiff does not implement raise, naming the function."""
+    _reject_out(name, out)
+    if weights is not None or interpolation is not None:
+        raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support weights= or "
+                                    "interpolation=; use method='linear'.")
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """The ``q``-th quantiles over the given axes, linear interpolation (``numpy.quantile``).
@@ -203,10 +211,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     >>> fnp.quantile(np.array([1., 2., 3., 4.]), 0.5)
     np.float64(2.5)
     """
-    _reject_out("quantile", out)
-    if weights is not None or interpolation is not None:
-        raise UnsupportedNumpyError("funcdiff.numpy.quantile does not support weights= or "
-                                    "interpolation=; use method='linear'.")
+    _reject_options("quantile", out, weights, interpolation)
     return _quantile("quantile", a, q, axis, keepdims, method)
 
 
@@ -218,10 +223,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     >>> fnp.percentile(np.array([1., 2., 3., 4., 5.]), [25, 50])
     array([2., 3.])
     """
-    _reject_out("percentile", out)
-    if weights is not None or interpolation is not None:
-        raise UnsupportedNumpyError("funcdiff.numpy.percentile does not support weights= "
-                                    "or interpolation=; use method='linear'.")
+    _reject_options("percentile", out, weights, interpolation)
     if isinstance(q, Tracer):
         q = ew.div(q, _c(q, 100))
     elif type(q) in (int, float):
@@ -298,20 +300,14 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     >>> fnp.nanquantile(np.array([1., np.nan, 3.]), 0.5)
     np.float64(2.0)
     """
-    _reject_out("nanquantile", out)
-    if weights is not None or interpolation is not None:
-        raise UnsupportedNumpyError("funcdiff.numpy.nanquantile does not support weights= "
-                                    "or interpolation=; use method='linear'.")
+    _reject_options("nanquantile", out, weights, interpolation)
     return _nan_quantile("nanquantile", a, q, axis, keepdims, method)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
     """Percentiles of the non-NaN elements (like ``numpy.nanpercentile``)."""
-    _reject_out("nanpercentile", out)
-    if weights is not None or interpolation is not None:
-        raise UnsupportedNumpyError("funcdiff.numpy.nanpercentile does not support weights= "
-                                    "or interpolation=; use method='linear'.")
+    _reject_options("nanpercentile", out, weights, interpolation)
     if isinstance(q, Tracer):
         q = ew.div(q, _c(q, 100))
     elif type(q) in (int, float):
