@@ -18,6 +18,7 @@ from funcdiff.errors import (DifferentiationError, InvalidArgumentError, ShapeEr
                              TreeStructureError)
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
+from funcdiff.interpreters import tape
 from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
@@ -303,12 +304,23 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
 # Reverse mode
 
 
-def _pull_back(lin: LinearFunction, cts_out: Sequence[Any]) -> list[Any]:
+def _reverse_flat(fun: Callable, primals: Sequence[Any]):
+    """Evaluate ``fun`` for reverse mode: on the eager tape when no transform is
+    active (the fast path), otherwise by linearize."""
+    if tape.usable():
+        return tape.tape_vjp_flat(fun, primals)
+    return linearize_flat(fun, primals)
+
+
+def _pull_back(lin: "LinearFunction | tape.TapeFunction", cts_out: Sequence[Any]) -> list[Any]:
     """Input cotangents (materialised) for output cotangents ``cts_out``."""
-    staged_cts = [ct for ct, z in zip(cts_out, lin.out_is_zero) if not z]
-    jaxpr = lin.jaxpr
-    undefined = [UndefinedPrimal(v.aval) for v in jaxpr.jaxpr.invars]
-    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, undefined, staged_cts)
+    if type(lin) is tape.TapeFunction:
+        cts_in = lin.pull_back(cts_out)
+    else:
+        staged_cts = [ct for ct, z in zip(cts_out, lin.out_is_zero) if not z]
+        jaxpr = lin.jaxpr
+        undefined = [UndefinedPrimal(v.aval) for v in jaxpr.jaxpr.invars]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, undefined, staged_cts)
     it = iter(cts_in)
     res = []
     for aval, m in zip(lin.in_avals, lin.in_mask):
@@ -342,13 +354,10 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """
     p_flat, p_tree = _flatten_args(primals, "vjp", "primal")
     store: list = []
-    outs, lin = linearize_flat(_flat_fun(f, p_tree, store, has_aux, "vjp"), p_flat)
+    outs, lin = _reverse_flat(_flat_fun(f, p_tree, store, has_aux, "vjp"), p_flat)
     n = store[2] if has_aux else len(outs)
     out_tree = store[0]
-    lin_out = LinearFunction(lin.jaxpr, lin.in_avals, lin.in_mask, lin.out_avals[:n],
-                             lin.out_is_zero[:n]) if has_aux else lin
-    if has_aux and not all(lin.out_is_zero[n:]):
-        lin_out = _drop_outputs(lin, n)
+    lin_out = _drop_outputs(lin, n) if has_aux else lin
 
     def vjp_fn(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -387,9 +396,11 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return result
 
 
-def _drop_outputs(lin: LinearFunction, n: int) -> LinearFunction:
+def _drop_outputs(lin, n: int):
     """``lin`` restricted to its first ``n`` outputs (aux outputs dropped)."""
     from funcdiff.ir import Jaxpr
+    if type(lin) is tape.TapeFunction:
+        return lin.restricted(n)
     staged_before = sum(not z for z in lin.out_is_zero[:n])
     j = lin.jaxpr.jaxpr
     jaxpr = Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[:staged_before])
@@ -439,7 +450,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         store: list = []
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
         f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, "grad")
-        outs, lin = linearize_flat(f_flat, p_flat)
+        outs, lin = _reverse_flat(f_flat, p_flat)
         out_tree = store[0]
         if out_tree.num_leaves != 1:
             raise DifferentiationError(

@@ -74,6 +74,9 @@ _SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
 
 
 _checked_dtypes: dict[np.dtype, np.dtype] = {}  # dtypes check_dtype has accepted
+# The aval of every value of a scalar type (Python scalars, numpy scalar types seen
+# so far). Avals are never mutated, so one object serves every scalar of a type.
+_scalar_avals: dict[type, ShapedArray] = {t: ShapedArray((), d) for t, d in _SCALAR_TYPES.items()}
 
 
 def get_aval(x: Any) -> ShapedArray:
@@ -82,15 +85,24 @@ def get_aval(x: Any) -> ShapedArray:
     Complex values are accepted: they are intermediates (of funcdiff.numpy.fft);
     the api layer keeps them out of transform inputs.
     """
+    t = type(x)
+    if t is np.ndarray:
+        dtype = _checked_dtypes.get(x.dtype)
+        if dtype is None:
+            dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
+        return ShapedArray(x.shape, dtype)
+    aval = _scalar_avals.get(t)
+    if aval is not None:
+        return aval
     if isinstance(x, Tracer):
         return x.aval
-    dtype = _SCALAR_TYPES.get(type(x))
-    if dtype is not None:
-        return ShapedArray((), dtype)
     if isinstance(x, (np.ndarray, np.generic)):
         dtype = _checked_dtypes.get(x.dtype)
         if dtype is None:
             dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
+        if isinstance(x, np.generic):
+            aval = _scalar_avals[t] = ShapedArray((), dtype)
+            return aval
         return ShapedArray(x.shape, dtype)
     raise InvalidArgumentError(
         f"funcdiff expected an array, a tracer or a Python scalar, but got "
@@ -111,14 +123,17 @@ class Primitive:
     Slots: ``impl`` (numpy), ``abstract_eval`` (avals -> aval or list of avals),
     ``jvp`` ((primals, tangents, **params) -> (primal_out, tangent_out)),
     ``transpose`` (for linear primitives: (ct, *args, **params) -> cotangents),
-    ``batch`` ((vals, dims, **params) -> (out, out_dim)) and ``cost``
-    ((avals_in, **params) -> dict with 'flops' and 'bytes').
+    ``batch`` ((vals, dims, **params) -> (out, out_dim)), ``cost``
+    ((avals_in, **params) -> dict with 'flops' and 'bytes') and, optionally,
+    ``vjp`` ((ct, needed, out, *primals, **params) -> one cotangent per
+    primal), the eager reverse-mode rule of ``interpreters.tape``; cards
+    derive it from the primitive's derivative, never state it twice.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
-                 "transpose", "batch", "cost", "nondifferentiable", "linear",
+                 "transpose", "batch", "cost", "vjp", "nondifferentiable", "linear",
                  "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
@@ -130,6 +145,7 @@ class Primitive:
         self.transpose: Callable | None = None
         self.batch: Callable | None = None
         self.cost: Callable | None = None
+        self.vjp: Callable | None = None
         self.nondifferentiable = False
         self.linear = False
         _registry[name] = self
@@ -172,6 +188,7 @@ class Trace:
     """How one transform interprets primitives applied to its tracers."""
 
     __slots__ = ("main",)
+    raw_args = False  # True: bind passes arguments as they are, without full_raise
 
     def __init__(self, main: MainTrace):
         self.main = main
@@ -266,7 +283,29 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
     if top.level == 0:
         return primitive.impl(*args, **params)
     trace = top.trace
+    if trace.raw_args:
+        return trace.process_primitive(primitive, args, params)
     return trace.process_primitive(primitive, [trace.full_raise(a) for a in args], params)
+
+
+def binder(primitive: Primitive) -> Callable[..., Any]:
+    """``bind`` specialised to one primitive: ``binder(p)(*args, **params)`` is
+    ``bind(p, *args, **params)`` with one call less, for the operation
+    functions every funcdiff program goes through."""
+    def bind_primitive(*args: Any, **params: Any) -> Any:
+        top = _dynamic[-1]
+        for x in args:
+            if isinstance(x, Tracer):
+                main = x._trace.main
+                if main.level > top.level:
+                    top = main
+        if top.level == 0:
+            return primitive.impl(*args, **params)
+        trace = top.trace
+        if trace.raw_args:
+            return trace.process_primitive(primitive, args, params)
+        return trace.process_primitive(primitive, [trace.full_raise(a) for a in args], params)
+    return bind_primitive
 
 
 def cur_level() -> int:

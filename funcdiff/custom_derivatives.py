@@ -805,7 +805,7 @@ custom_lin_p.jvp = _custom_lin_jvp
 custom_lin_p.transpose = _custom_lin_transpose
 custom_lin_p.batch = _custom_lin_batch
 custom_lin_p.cost = _custom_lin_cost
-custom_lin_p.linear = True
+custom_lin_p.linear = False  # linear in its tangent operands only, not in the residuals
 
 
 class custom_vjp:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import api, dtypes
+from funcdiff.interpreters import tape
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
@@ -132,6 +133,11 @@ def check_vjp(f: Callable, args: Sequence[Any], *, eps: float | None = None,
     u = _random_like_tree(out, rng)
     v = tuple(_random_like_tree(a, rng) for a in args)
     cts = pullback(u)
+    if tape.usable():  # eager reverse mode ran on the tape: the staged route must agree
+        with tape.disabled():
+            staged = api.vjp(f, *args)[1](u)
+        _assert_close("reverse mode on the eager tape vs by linearize + transpose",
+                      staged, cts, atol, rtol)
     lhs = _vdot(u, _numerical_jvp(f, args, v, eps))
     rhs = _vdot(cts, v)
     scale = max(1.0, abs(lhs), abs(rhs))

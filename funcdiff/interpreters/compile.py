@@ -198,11 +198,16 @@ def _ufunc_call(em: _Emitter, eqn, ufunc, args: list[str]) -> tuple[str, bool]:
     return call, eqn.outvars[0].aval.ndim > 0
 
 
+# Primitives whose impl is a Python operator standing for a ufunc (faster on scalars).
+_OPERATOR_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
 def _lower_elementwise(em, eqn, args):
     impl = eqn.primitive.impl
+    name = eqn.primitive.name
+    impl = _OPERATOR_UFUNCS.get(name, impl)
     if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
         return _ufunc_call(em, eqn, impl, args)
-    name = eqn.primitive.name
     if name == "div" and eqn.outvars[0].aval.dtype.kind in "fc":
         return _ufunc_call(em, eqn, np.true_divide, args)
     if name == "integer_pow":

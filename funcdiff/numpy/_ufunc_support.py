@@ -143,9 +143,9 @@ def _same_or_weak(x: Any, y: Any, kinds: str) -> tuple[Any, Any] | None:
             if dx == dy and dx.kind in kinds:
                 return x, y
         elif dx.kind in kinds and type(y) in _ABSORBS.get(dx.kind, ()):
-            return x, np.asarray(y, dx)
+            return x, dx.type(y)  # a numpy scalar: cheaper to make than a 0-d array
     elif dy is not None and dy.kind in kinds and type(x) in _ABSORBS.get(dy.kind, ()):
-        return np.asarray(x, dy), y
+        return dy.type(x), y
     return None
 
 

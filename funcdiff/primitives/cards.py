@@ -14,14 +14,13 @@ from typing import Any, Callable
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval, instantiate
+from funcdiff.core import Primitive, ShapedArray, Zero, bind, binder, get_aval, instantiate
 from funcdiff.errors import DTypeError, ShapeError
 
 
 def make_op(prim: Primitive, doc: str = "") -> Callable:
     """The operation ``name(*args, **params)`` that binds ``prim``."""
-    def op(*args, **params):
-        return bind(prim, *args, **params)
+    op = binder(prim)
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = doc or f"Apply the primitive ``{prim.name}``."
     return op
@@ -192,7 +191,11 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
             (x,), (t,) = primals, tangents
             y = bind(prim, x)
             return y, scale(t, deriv(x, y))
+
+        def vjp(ct, needed, y, x):
+            return (scale(ct, deriv(x, y)),)
         prim.jvp = jvp
+        prim.vjp = vjp
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
     prim.cost = elementwise_cost(flops)
     return prim
@@ -222,6 +225,7 @@ def binary_elementwise(name: str, impl: Callable,
         prim.nondifferentiable = True
     elif partials is not None:
         prim.jvp = binary_jvp(prim, partials, singular)
+        prim.vjp = binary_vjp(partials, singular)
     prim.batch = elementwise_batch(prim)
     prim.cost = elementwise_cost(flops)
     return prim
@@ -247,6 +251,39 @@ def binary_jvp(prim: Primitive, partials, singular: bool = False) -> Callable:
             total = Zero(get_aval(out))
         return out, total
     return jvp
+
+
+def binary_vjp(partials, singular: bool = False) -> Callable:
+    """The eager reverse rule matching ``binary_jvp``: ``ct * partial``, summed
+    down to each operand's shape."""
+    from funcdiff.primitives import elementwise, structural
+
+    def vjp(ct, needed, out, x, y, **params):
+        scale = elementwise.safe_mul if singular else elementwise.mul
+        cts = []
+        for need, operand, partial in zip(needed, (x, y), partials):
+            if not need or partial is None:
+                cts.append(None)
+                continue
+            cts.append(structural.unbroadcast(scale(ct, partial(x, y, out)),
+                                              get_aval(operand).shape))
+        return cts
+    return vjp
+
+
+def bilinear_vjp(prim: Primitive) -> Callable:
+    """The eager reverse rule of a primitive linear in each operand separately
+    (a product): its transpose, taken once per needed operand."""
+    from funcdiff.interpreters.transpose import UndefinedPrimal
+
+    def vjp(ct, needed, out, x, y, **params):
+        ct_x = ct_y = None
+        if needed[0]:
+            ct_x = prim.transpose(ct, UndefinedPrimal(get_aval(x)), y, **params)[0]
+        if needed[1]:
+            ct_y = prim.transpose(ct, x, UndefinedPrimal(get_aval(y)), **params)[1]
+        return ct_x, ct_y
+    return vjp
 
 
 def deflinear(prim: Primitive, transpose: Callable, num_linear: int | None = None) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
-from funcdiff.primitives.cards import nbytes, same_dtype
+from funcdiff.primitives.cards import bilinear_vjp, nbytes, same_dtype
 from funcdiff.primitives.structural import _checked_impl, transpose
 
 
@@ -169,6 +169,7 @@ def _dot_general_cost(x, y, *, dimension_numbers):
 dot_general_p.impl = _checked_impl(dot_general_p, _dot_general_impl)
 dot_general_p.abstract_eval = _dot_general_abstract_eval
 dot_general_p.jvp = _dot_general_jvp
+dot_general_p.vjp = bilinear_vjp(dot_general_p)
 dot_general_p.transpose = _dot_general_transpose
 dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost

@@ -15,6 +15,7 @@ builtins inside this module on purpose (they are the JAX lax names).
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -90,12 +91,16 @@ def _unary_batch(prim):
 
 
 # --- arithmetic --------------------------------------------------------------
+# add, sub and mul run as Python operators: on arrays they are the numpy ufuncs,
+# and on numpy scalars they skip the ufunc machinery (about 8x faster on 0-d
+# values). Operands are always numpy values here: funcdiff.numpy converts Python
+# scalars before binding. The jit compiler still emits the ufuncs (with out=).
 
 neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
 
-add_p = binary_elementwise("add", np.add)
+add_p = binary_elementwise("add", operator.add)
 add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
 
 
@@ -123,7 +128,7 @@ add_p.linear = True
 add_p.jvp = _add_jvp
 add_p.transpose = _add_transpose
 
-sub_p = _binary("sub", np.subtract, kinds=_ARITHMETIC)
+sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
 
 
@@ -151,7 +156,7 @@ sub_p.linear = True
 sub_p.jvp = _sub_jvp
 sub_p.transpose = _sub_transpose
 
-mul_p = binary_elementwise("mul", np.multiply,
+mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
 mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 

@@ -206,11 +206,11 @@ def broadcast_to(x, shape):
 
 def unbroadcast(x, shape):
     """Sum ``x`` down to ``shape``: the transpose of numpy broadcasting."""
-    from funcdiff.primitives import reductions
     in_shape = get_aval(x).shape
     shape = tuple(shape)
     if in_shape == shape:
         return x
+    from funcdiff.primitives import reductions
     lead = len(in_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
                                       if s == 1 and in_shape[lead + i] != 1)

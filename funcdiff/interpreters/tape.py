@@ -1,0 +1,329 @@
+"""Eager reverse mode on a tape: the fast path of grad, value_and_grad and vjp.
+
+``linearize`` stages every tangent operation into a jaxpr, which costs
+abstract evaluation, variables and equations for each primitive. When
+``grad`` or ``vjp`` is called with no transform active and concrete inputs,
+nothing will ever transform that jaxpr except the backward pass, so the tape
+records less: each primitive applied to a ``TapeTracer`` runs its numpy
+``impl`` and appends one node ``(rule, needed, primals, out, params)``. The
+backward pass visits the nodes in reverse and calls each rule as
+``rule(ct, needed, out, *primals, **params)``, which returns one cotangent per
+primal (None where there is none). ``needed[i]`` is truthy when primal ``i``
+is on the tape (it is the slot of that input's cotangent, 0 otherwise); rules
+skip the cotangents nobody needs (the data operand of a matmul, say).
+
+The rules are derived from the rules primitives already have, never written
+twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
+the same derivative as their jvp), the transpose rule for linear primitives,
+and for every other primitive a linearization of that single primitive, run
+when the node is recorded (so control flow, custom rules, jit calls and
+checkpoint behave exactly as under ``linearize``). Rules are written in
+funcdiff operations, so a pullback can itself be traced (``vmap`` of a vjp
+function, ``jit`` of it, or differentiation of a function that calls grad).
+
+A node is recorded only when one of its inputs depends on the differentiated
+inputs and its output is a float or complex array. Other results (integer and
+boolean values, outputs of nondifferentiable primitives, values computed from
+non-differentiated inputs) are still tracers, so numpy code meets the same
+tracer under every transform, but they sit at slot 0: constants, no node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
+
+from funcdiff import dtypes
+from funcdiff.core import Tracer, Trace, Zero, _dynamic, _trace_stack, get_aval, new_main
+from funcdiff.errors import DifferentiationError
+from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
+
+
+_enabled = True
+
+
+def usable() -> bool:
+    """Whether the tape may replace linearize: no transform or staging is active."""
+    return _enabled and len(_trace_stack) == 1 and len(_dynamic) == 1
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """Run eager reverse mode through linearize + transpose instead of the tape
+    (to cross-check the two, or to compare their speed).
+
+    >>> import funcdiff as fd
+    >>> from funcdiff.interpreters import tape
+    >>> with tape.disabled():
+    ...     float(fd.grad(lambda x: x * x)(3.0))
+    6.0
+    """
+    global _enabled
+    previous, _enabled = _enabled, False
+    try:
+        yield
+    finally:
+        _enabled = previous
+
+
+class TapeTracer(Tracer):
+    """A value on the tape: its concrete primal and the slot of its cotangent."""
+
+    __slots__ = ("primal", "slot", "_aval")
+
+    def __init__(self, trace: "TapeTrace", primal: Any, slot: int, aval):
+        self._trace = trace
+        self.primal = primal
+        self.slot = slot
+        self._aval = aval
+
+    @property
+    def aval(self):
+        return self._aval
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    def to_concrete(self, operation: str) -> Any:
+        return self.primal
+
+
+class TapeTrace(Trace):
+    """Runs primitives on concrete values and records a node per differentiable one.
+
+    ``main.global_data`` is the ``Tape``. ``bind`` hands this trace its
+    arguments unraised (``raw_args``): constants stay plain values.
+    """
+
+    __slots__ = ("tape",)
+    raw_args = True
+
+    def __init__(self, main):
+        super().__init__(main)
+        self.tape: Tape = main.global_data
+
+    def pure(self, val: Any) -> Any:
+        return val
+
+    lift = pure
+
+    def process_primitive(self, primitive, args, params):
+        primals = []
+        needed = []
+        live = 0
+        for a in args:
+            if type(a) is TapeTracer and a._trace is self:
+                primals.append(a.primal)
+                slot = a.slot
+                needed.append(slot)
+                live |= slot
+            else:
+                if isinstance(a, Tracer):
+                    self.full_raise(a)  # raises: a tracer that escaped an earlier transform
+                primals.append(a)
+                needed.append(0)
+        if not live or primitive.nondifferentiable:
+            out = primitive.impl(*primals, **params)
+            if primitive.multiple_results:
+                return [TapeTracer(self, o, 0, get_aval(o)) for o in out]
+            return TapeTracer(self, out, 0, get_aval(out))
+        rule = primitive.vjp
+        tape = self.tape
+        if rule is None:
+            rule = _derived_rule(primitive)
+            if rule is None:
+                return _linearized_node(self, tape, primitive, primals, needed, params)
+        out = primitive.impl(*primals, **params)
+        if primitive.multiple_results:
+            slot = tape.next_slot
+            tape.next_slot = slot + len(out)
+            outs = [_wrap(self, o, slot + i) for i, o in enumerate(out)]
+            tape.nodes.append((rule, needed, primals, out, params, slot, len(out)))
+            return outs
+        aval = get_aval(out)
+        if aval.dtype.kind not in "fc":
+            return TapeTracer(self, out, 0, aval)
+        slot = tape.next_slot
+        tape.next_slot = slot + 1
+        tape.nodes.append((rule, needed, primals, out, params, slot, 0))
+        return TapeTracer(self, out, slot, aval)
+
+
+def _wrap(trace: TapeTrace, value: Any, slot: int) -> TapeTracer:
+    """``value`` on the tape at ``slot``; integer and boolean values are constants (slot 0)."""
+    aval = get_aval(value)
+    if not dtypes.is_inexact(aval.dtype):
+        slot = 0
+    return TapeTracer(trace, value, slot, aval)
+
+
+# ---------------------------------------------------------------------------
+# Rules
+
+
+def _linear_rule(primitive) -> Callable:
+    """The vjp of a linear primitive: its transpose, with the needed inputs undefined."""
+    transpose = primitive.transpose
+
+    def rule(ct, needed, out, *primals, **params):
+        args = [UndefinedPrimal(get_aval(p)) if n else p for p, n in zip(primals, needed)]
+        return transpose(ct, *args, **params)
+    return rule
+
+
+_derived: dict = {}
+
+
+def _derived_rule(primitive) -> Callable | None:
+    """A rule made from the primitive's own transpose, or None (linearize it)."""
+    rule = _derived.get(primitive, False)
+    if rule is False:
+        rule = None
+        if primitive.linear and primitive.transpose is not None:
+            rule = _linear_rule(primitive)
+        _derived[primitive] = rule
+    return rule
+
+
+def _linearized_node(trace: TapeTrace, tape: "Tape", primitive, primals, needed, params):
+    """Record ``primitive`` through a linearization of it alone (the general rule)."""
+    from funcdiff.interpreters.linearize import linearize_flat
+    if primitive.multiple_results:
+        def fun(*xs):
+            return list(primitive.bind(*xs, **params))
+    else:
+        def fun(*xs):
+            return [primitive.bind(*xs, **params)]
+    outs, lin = linearize_flat(fun, primals, in_mask=needed)
+    slot = tape.next_slot
+    wrapped = [_wrap(trace, o, 0 if z else slot + i)
+               for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
+    if not all(lin.out_is_zero):
+        tape.next_slot = slot + len(outs)
+        tape.nodes.append((_pull_back_linear, needed, lin, None, {}, slot, len(outs)))
+    return wrapped if primitive.multiple_results else wrapped[0]
+
+
+def _pull_back_linear(cts, needed, lin, out):
+    """The rule of a linearized node: transpose its linear jaxpr."""
+    staged = [ct for ct, z in zip(cts, lin.out_is_zero) if not z]
+    if all(type(c) is Zero for c in staged):
+        return [None] * len(needed)
+    jaxpr = lin.jaxpr
+    undefined = [UndefinedPrimal(v.aval) for v in jaxpr.jaxpr.invars]
+    cts_in = iter(backward_pass(jaxpr.jaxpr, jaxpr.consts, undefined, staged))
+    return [next(cts_in) if n else None for n in needed]
+
+
+# ---------------------------------------------------------------------------
+# The tape
+
+
+class Tape:
+    """The nodes recorded while the function ran, in the order they ran."""
+
+    __slots__ = ("nodes", "next_slot")
+
+    def __init__(self):
+        self.nodes: list[tuple] = []
+        self.next_slot = 1  # slot 0 is never used, so a slot number is always truthy
+
+
+class TapeFunction:
+    """The pullback found by ``tape_vjp_flat``: output cotangents -> input cotangents.
+
+    It mirrors ``LinearFunction``'s description of inputs and outputs
+    (``in_avals``, ``in_mask``, ``out_avals``, ``out_is_zero``).
+    """
+
+    __slots__ = ("tape", "in_slots", "out_slots", "in_avals", "in_mask", "out_avals",
+                 "out_is_zero")
+
+    def __init__(self, tape, in_slots, out_slots, in_avals, in_mask, out_avals):
+        self.tape = tape
+        self.in_slots = in_slots
+        self.out_slots = out_slots
+        self.in_avals = in_avals
+        self.in_mask = in_mask
+        self.out_avals = out_avals
+        self.out_is_zero = [s is None for s in out_slots]
+
+    def restricted(self, n: int) -> "TapeFunction":
+        """The same pullback for the first ``n`` outputs only."""
+        return TapeFunction(self.tape, self.in_slots, self.out_slots[:n], self.in_avals,
+                            self.in_mask, self.out_avals[:n])
+
+    def pull_back(self, cts_out: Sequence[Any]) -> list[Any]:
+        """Cotangents of the inputs (None where zero) for cotangents of the outputs."""
+        cts: list[Any] = [None] * self.tape.next_slot
+        for slot, ct in zip(self.out_slots, cts_out):
+            if slot is not None and ct is not None and type(ct) is not Zero:
+                prev = cts[slot]
+                cts[slot] = ct if prev is None else add_cotangents(prev, ct)
+        for rule, needed, primals, out, params, slot, nout in reversed(self.tape.nodes):
+            if nout:
+                ct = cts[slot:slot + nout]
+                if all(c is None for c in ct):
+                    continue
+                cts[slot:slot + nout] = [None] * nout
+                if rule is not _pull_back_linear:
+                    ct = [Zero(get_aval(o)) if c is None else c for c, o in zip(ct, out)]
+            else:
+                ct = cts[slot]
+                if ct is None:
+                    continue
+                cts[slot] = None
+            if rule is _pull_back_linear:
+                cts_in = rule(ct if nout else [ct], needed, primals, out)
+            else:
+                cts_in = rule(ct, needed, out, *primals, **params)
+            for s, c in zip(needed, cts_in):
+                if s and c is not None and type(c) is not Zero:
+                    prev = cts[s]
+                    cts[s] = c if prev is None else add_cotangents(prev, c)
+        return [cts[s] if s is not None else None for s in self.in_slots]
+
+
+def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+                  in_mask: Sequence[bool] | None = None) -> tuple[list[Any], TapeFunction]:
+    """Evaluate ``fun`` at ``primals`` on a tape; return its outputs and pullback.
+
+    The counterpart of ``linearize_flat`` for eager reverse mode (``usable()``
+    must hold). ``in_mask`` selects the inputs to differentiate (default: the
+    float and complex ones).
+    """
+    tape = Tape()
+    in_avals = [get_aval(p) for p in primals]
+    if in_mask is None:
+        in_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
+    with new_main(TapeTrace, tape) as main:
+        trace = main.trace
+        ins = []
+        in_slots = []
+        for p, a, m in zip(primals, in_avals, in_mask):
+            slot = 0
+            if m:
+                slot = tape.next_slot
+                tape.next_slot = slot + 1
+            ins.append(TapeTracer(trace, p, slot, a))
+            in_slots.append(slot or None)
+        outs = fun(*ins)
+        primals_out, out_slots = [], []
+        for o in outs:
+            if type(o) is TapeTracer and o._trace is trace:
+                primals_out.append(o.primal)
+                out_slots.append(o.slot or None)
+            else:
+                primals_out.append(o)
+                out_slots.append(None)
+    out_avals = [get_aval(p) for p in primals_out]
+    return primals_out, TapeFunction(tape, in_slots, out_slots, in_avals, in_mask, out_avals)
+
+
+__all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace",
+           "DifferentiationError"]

@@ -1,0 +1,159 @@
+"""The eager tape (interpreters/tape.py): the fast path of grad and vjp.
+
+Every check_grads call in the suite already compares the tape with
+linearize + transpose (check_vjp does it whenever the tape ran); these tests
+cover what is particular to the tape: when it is used, which rules it takes,
+pullbacks that are themselves transformed, constants and escaped tracers.
+"""
+import numpy as np
+import pytest
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.errors import FunctionalDiffError
+from funcdiff.interpreters import tape
+from funcdiff.primitives import elementwise as E
+
+
+def both_routes(fun, *args, ct=None):
+    """vjp of ``fun`` on the tape and by linearize: (cotangents, cotangents)."""
+    out, pullback = fd.vjp(fun, *args)
+    ct = np.ones_like(np.asarray(out)) if ct is None else ct
+    with tape.disabled():
+        _, staged = fd.vjp(fun, *args)
+    return pullback(ct), staged(ct)
+
+
+def assert_trees_close(a, b):
+    for x, y in zip(fd.tree_util.tree_leaves(a), fd.tree_util.tree_leaves(b)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+
+
+def test_tape_runs_only_with_no_transform_active():
+    seen = []
+
+    def f(x):
+        seen.append(tape.usable())
+        return fnp.sin(x)
+    assert tape.usable()
+    fd.grad(f)(1.0)
+    fd.jit(fd.grad(f))(1.0)
+    fd.jvp(fd.grad(f), (1.0,), (1.0,))
+    with tape.disabled():
+        assert not tape.usable()
+    assert seen == [False, False, False]  # inside a transform, usable() is always False
+    calls = []
+    real = tape.tape_vjp_flat
+
+    def spy(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+    tape.tape_vjp_flat = spy
+    try:
+        fd.grad(f)(1.0)
+        fd.jit(fd.grad(f))(2.0)
+        with tape.disabled():
+            fd.grad(f)(1.0)
+    finally:
+        tape.tape_vjp_flat = real
+    assert calls == [1]
+
+
+def test_each_kind_of_rule_agrees_with_linearize():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+
+    def f(x, w):
+        h = fnp.tanh(x @ w + 0.5)                 # card rules: dot_general, add, tanh
+        h = fnp.concatenate([h, h[:, :1]], 1)     # linear rules: transposes
+        s = fnp.sort(h, axis=1)                   # linearized: no tape rule
+        return fnp.sum(fnp.cumsum(s * s, axis=0)) + fnp.linalg.det(w.T @ w)
+    tape_cts, staged_cts = both_routes(f, x, w)
+    assert_trees_close(tape_cts, staged_cts)
+
+
+def test_multiple_result_primitives_on_the_tape():
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 3.0]])
+
+    def f(a):
+        w, v = fnp.linalg.eigh(a)
+        return fnp.sum(w ** 2) + fnp.sum(v[:, 0] ** 4)
+    tape_cts, staged_cts = both_routes(f, a)
+    assert_trees_close(tape_cts, staged_cts)
+
+
+def test_pullback_can_be_called_again_and_transformed():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(4)
+    w = rng.standard_normal((3, 4))
+    y, pullback = fd.vjp(lambda x: fnp.tanh(w @ x) * x[:3], x)
+    with tape.disabled():
+        _, staged = fd.vjp(lambda x: fnp.tanh(w @ x) * x[:3], x)
+    basis = np.eye(3)
+    rows = fd.vmap(pullback)(basis)[0]
+    np.testing.assert_allclose(rows, fd.jacrev(lambda x: fnp.tanh(w @ x) * x[:3])(x), rtol=1e-12)
+    u = rng.standard_normal(3)
+    np.testing.assert_allclose(pullback(u)[0], staged(u)[0], rtol=1e-12)
+    np.testing.assert_allclose(pullback(u)[0], staged(u)[0], rtol=1e-12)   # twice
+    np.testing.assert_allclose(fd.jit(pullback)(u)[0], staged(u)[0], rtol=1e-12)
+    # the pullback is linear: its jvp is itself
+    _, t = fd.jvp(pullback, (u,), (u,))
+    np.testing.assert_allclose(t[0], staged(u)[0], rtol=1e-12)
+
+
+def test_higher_order_through_the_tape():
+    f = lambda x: fnp.sin(x) * fnp.exp(x)  # noqa: E731
+    x = 0.7
+    d1 = lambda x: np.cos(x) * np.exp(x) + np.sin(x) * np.exp(x)  # noqa: E731
+    d3 = 2 * np.exp(x) * (np.cos(x) - np.sin(x))
+    np.testing.assert_allclose(fd.grad(f)(x), d1(x), rtol=1e-12)
+    np.testing.assert_allclose(fd.grad(fd.grad(fd.grad(f)))(x), d3, rtol=1e-10)
+    # the classic perturbation-confusion check, with the outer grad on the tape
+    assert fd.grad(lambda x: x * fd.grad(lambda y: x + y)(1.0))(1.0) == 1.0
+
+
+def test_constants_and_integers_stay_tracers_without_nodes():
+    seen = {}
+
+    def f(x):
+        i = fnp.argmax(x)             # integer: a tracer, but a constant
+        c = fnp.ones(3) * 2.0         # built from constants only: a plain array
+        seen["i"], seen["c"] = type(i), type(c)
+        return x[i] * fnp.sum(c)
+    g = fd.grad(f)(np.array([0.5, 3.0, 1.0]))
+    np.testing.assert_array_equal(g, [0.0, 6.0, 0.0])
+    assert seen["i"] is tape.TapeTracer
+    assert seen["c"] is np.ndarray
+
+
+def test_unused_and_integer_arguments():
+    g = fd.grad(lambda x, y: fnp.sum(x * 2.0), argnums=(0, 1))(np.ones(2), np.ones(3))
+    np.testing.assert_array_equal(g[0], [2.0, 2.0])
+    np.testing.assert_array_equal(g[1], np.zeros(3))
+    assert g[1].dtype == np.float64
+    out, pullback = fd.vjp(lambda x, n: x * n, np.ones(2), np.arange(2))
+    ct = pullback(np.ones(2))
+    np.testing.assert_array_equal(ct[0], [0.0, 1.0])
+
+
+def test_float32_stays_float32_on_the_tape():
+    x = np.array([0.5, 1.5], np.float32)
+    g = fd.grad(lambda x: fnp.sum(fnp.tanh(x) * 3.0 + x ** 2))(x)
+    assert g.dtype == np.float32
+
+
+def test_escaped_tape_tracer_is_reported():
+    leaked = []
+
+    def f(x):
+        leaked.append(x)
+        return x * 2.0
+    fd.grad(f)(1.0)
+    with pytest.raises(FunctionalDiffError, match="escaped"):
+        fd.grad(lambda y: y * leaked[0])(2.0)
+
+
+def test_nondifferentiable_primitive_gives_zero_not_an_error():
+    g = fd.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))
+    np.testing.assert_array_equal(g, [1.0, -1.0])
+    assert E.floor_p.nondifferentiable
