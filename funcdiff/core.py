@@ -125,9 +125,10 @@ class Primitive:
     ``transpose`` (for linear primitives: (ct, *args, **params) -> cotangents),
     ``batch`` ((vals, dims, **params) -> (out, out_dim)), ``cost``
     ((avals_in, **params) -> dict with 'flops' and 'bytes') and, optionally,
-    ``vjp`` ((ct, needed, out, *primals, **params) -> one cotangent per
-    primal), the eager reverse-mode rule of ``interpreters.tape``; cards
-    derive it from the primitive's derivative, never state it twice.
+    ``vjp`` ((needed, out, *primals, **params) -> pullback, a function from
+    the output cotangent to one cotangent per primal), the eager reverse-mode
+    rule of ``interpreters.tape``; cards derive it from the primitive's
+    derivative, never state it twice.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """

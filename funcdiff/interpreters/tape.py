@@ -5,12 +5,13 @@ abstract evaluation, variables and equations for each primitive. When
 ``grad`` or ``vjp`` is called with no transform active and concrete inputs,
 nothing will ever transform that jaxpr except the backward pass, so the tape
 records less: each primitive applied to a ``TapeTracer`` runs its numpy
-``impl`` and appends one node ``(rule, needed, primals, out, params)``. The
-backward pass visits the nodes in reverse and calls each rule as
-``rule(ct, needed, out, *primals, **params)``, which returns one cotangent per
-primal (None where there is none). ``needed[i]`` is truthy when primal ``i``
-is on the tape (it is the slot of that input's cotangent, 0 otherwise); rules
-skip the cotangents nobody needs (the data operand of a matmul, say).
+``impl`` and then its rule, ``rule(needed, out, *primals, **params)``, which
+returns a pullback ``ct -> one cotangent per primal`` (None where there is
+none) holding only the residuals it needs, as linearize would keep them.
+``needed[i]`` is truthy when primal ``i`` is on the tape (it is the slot of
+that input's cotangent, 0 otherwise); rules skip what nobody needs (the data
+operand of a matmul, say). The backward pass visits the nodes in reverse and
+calls each pullback with the cotangent of the node's output.
 
 The rules are derived from the rules primitives already have, never written
 twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
@@ -143,14 +144,15 @@ class TapeTrace(Trace):
             slot = tape.next_slot
             tape.next_slot = slot + len(out)
             outs = [_wrap(self, o, slot + i) for i, o in enumerate(out)]
-            tape.nodes.append((rule, needed, primals, out, params, slot, len(out)))
+            pullback = rule(needed, out, *primals, **params)
+            tape.nodes.append((pullback, needed, slot, [o.aval for o in outs]))
             return outs
         aval = get_aval(out)
         if aval.dtype.kind not in "fc":
             return TapeTracer(self, out, 0, aval)
         slot = tape.next_slot
         tape.next_slot = slot + 1
-        tape.nodes.append((rule, needed, primals, out, params, slot, 0))
+        tape.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
         return TapeTracer(self, out, slot, aval)
 
 
@@ -167,12 +169,14 @@ def _wrap(trace: TapeTrace, value: Any, slot: int) -> TapeTracer:
 
 
 def _linear_rule(primitive) -> Callable:
-    """The vjp of a linear primitive: its transpose, with the needed inputs undefined."""
+    """The vjp of a linear primitive: its transpose, with the needed inputs undefined.
+
+    Only the avals of the needed inputs are kept, not their values."""
     transpose = primitive.transpose
 
-    def rule(ct, needed, out, *primals, **params):
+    def rule(needed, out, *primals, **params):
         args = [UndefinedPrimal(get_aval(p)) if n else p for p, n in zip(primals, needed)]
-        return transpose(ct, *args, **params)
+        return lambda ct: transpose(ct, *args, **params)
     return rule
 
 
@@ -205,12 +209,13 @@ def _linearized_node(trace: TapeTrace, tape: "Tape", primitive, primals, needed,
                for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
     if not all(lin.out_is_zero):
         tape.next_slot = slot + len(outs)
-        tape.nodes.append((_pull_back_linear, needed, lin, None, {}, slot, len(outs)))
+        tape.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
+                           [w.aval for w in wrapped]))
     return wrapped if primitive.multiple_results else wrapped[0]
 
 
-def _pull_back_linear(cts, needed, lin, out):
-    """The rule of a linearized node: transpose its linear jaxpr."""
+def _pull_back_linear(cts, needed, lin):
+    """The pullback of a linearized node: transpose its linear jaxpr."""
     staged = [ct for ct, z in zip(cts, lin.out_is_zero) if not z]
     if all(type(c) is Zero for c in staged):
         return [None] * len(needed)
@@ -265,24 +270,20 @@ class TapeFunction:
             if slot is not None and ct is not None and type(ct) is not Zero:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
-        for rule, needed, primals, out, params, slot, nout in reversed(self.tape.nodes):
-            if nout:
-                ct = cts[slot:slot + nout]
-                if all(c is None for c in ct):
-                    continue
-                cts[slot:slot + nout] = [None] * nout
-                if rule is not _pull_back_linear:
-                    ct = [Zero(get_aval(o)) if c is None else c for c, o in zip(ct, out)]
-            else:
+        for pullback, needed, slot, out_avals in reversed(self.tape.nodes):
+            if out_avals is None:
                 ct = cts[slot]
                 if ct is None:
                     continue
                 cts[slot] = None
-            if rule is _pull_back_linear:
-                cts_in = rule(ct if nout else [ct], needed, primals, out)
             else:
-                cts_in = rule(ct, needed, out, *primals, **params)
-            for s, c in zip(needed, cts_in):
+                nout = len(out_avals)
+                ct = cts[slot:slot + nout]
+                if all(c is None for c in ct):
+                    continue
+                cts[slot:slot + nout] = [None] * nout
+                ct = [Zero(a) if c is None else c for c, a in zip(ct, out_avals)]
+            for s, c in zip(needed, pullback(ct)):
                 if s and c is not None and type(c) is not Zero:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)

@@ -192,8 +192,9 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
             y = bind(prim, x)
             return y, scale(t, deriv(x, y))
 
-        def vjp(ct, needed, y, x):
-            return (scale(ct, deriv(x, y)),)
+        def vjp(needed, y, x):
+            d = deriv(x, y)
+            return lambda ct: (scale(ct, d),)
         prim.jvp = jvp
         prim.vjp = vjp
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
@@ -258,16 +259,36 @@ def binary_vjp(partials, singular: bool = False) -> Callable:
     down to each operand's shape."""
     from funcdiff.primitives import elementwise, structural
 
-    def vjp(ct, needed, out, x, y, **params):
+    partial_x, partial_y = partials
+
+    def vjp(needed, out, x, y, **params):
         scale = elementwise.safe_mul if singular else elementwise.mul
-        cts = []
-        for need, operand, partial in zip(needed, (x, y), partials):
-            if not need or partial is None:
-                cts.append(None)
-                continue
-            cts.append(structural.unbroadcast(scale(ct, partial(x, y, out)),
-                                              get_aval(operand).shape))
-        return cts
+        unbroadcast = structural.unbroadcast
+        # The partials are the residuals; each operand whose shape differs from the
+        # output's gets its cotangent summed down to its shape.
+        out_shape = get_aval(out).shape
+        d_x = d_y = shape_x = shape_y = None
+        if needed[0] and partial_x is not None:
+            d_x = partial_x(x, y, out)
+            shape_x = get_aval(x).shape
+            shape_x = None if shape_x == out_shape else shape_x
+        if needed[1] and partial_y is not None:
+            d_y = partial_y(x, y, out)
+            shape_y = get_aval(y).shape
+            shape_y = None if shape_y == out_shape else shape_y
+
+        def pullback(ct):
+            ct_x = ct_y = None
+            if d_x is not None:
+                ct_x = scale(ct, d_x)
+                if shape_x is not None:
+                    ct_x = unbroadcast(ct_x, shape_x)
+            if d_y is not None:
+                ct_y = scale(ct, d_y)
+                if shape_y is not None:
+                    ct_y = unbroadcast(ct_y, shape_y)
+            return ct_x, ct_y
+        return pullback
     return vjp
 
 
@@ -276,13 +297,21 @@ def bilinear_vjp(prim: Primitive) -> Callable:
     (a product): its transpose, taken once per needed operand."""
     from funcdiff.interpreters.transpose import UndefinedPrimal
 
-    def vjp(ct, needed, out, x, y, **params):
-        ct_x = ct_y = None
-        if needed[0]:
-            ct_x = prim.transpose(ct, UndefinedPrimal(get_aval(x)), y, **params)[0]
-        if needed[1]:
-            ct_y = prim.transpose(ct, x, UndefinedPrimal(get_aval(y)), **params)[1]
-        return ct_x, ct_y
+    def vjp(needed, out, x, y, **params):
+        # keep only the operand each needed cotangent is made from
+        x_undefined = UndefinedPrimal(get_aval(x)) if needed[0] else None
+        y_undefined = UndefinedPrimal(get_aval(y)) if needed[1] else None
+        x_kept = x if needed[1] else None
+        y_kept = y if needed[0] else None
+
+        def pullback(ct):
+            ct_x = ct_y = None
+            if x_undefined is not None:
+                ct_x = prim.transpose(ct, x_undefined, y_kept, **params)[0]
+            if y_undefined is not None:
+                ct_y = prim.transpose(ct, x_kept, y_undefined, **params)[1]
+            return ct_x, ct_y
+        return pullback
     return vjp
 
 
