@@ -97,16 +97,19 @@ class TapeTracer(Tracer):
 class TapeTrace(Trace):
     """Runs primitives on concrete values and records a node per differentiable one.
 
-    ``main.global_data`` is the ``Tape``. ``bind`` hands this trace its
-    arguments unraised (``raw_args``): constants stay plain values.
+    ``nodes`` holds ``(pullback, needed, slot, out_avals)`` in the order the
+    primitives ran (``out_avals`` is None for a single output); ``next_slot``
+    is the next free cotangent slot. ``bind`` hands this trace its arguments
+    unraised (``raw_args``): constants stay plain values.
     """
 
-    __slots__ = ("tape",)
+    __slots__ = ("nodes", "next_slot")
     raw_args = True
 
     def __init__(self, main):
         super().__init__(main)
-        self.tape: Tape = main.global_data
+        self.nodes: list[tuple] = []
+        self.next_slot = 1  # slot 0 is never used, so a slot number is always truthy
 
     def pure(self, val: Any) -> Any:
         return val
@@ -134,25 +137,24 @@ class TapeTrace(Trace):
                 return [TapeTracer(self, o, 0, get_aval(o)) for o in out]
             return TapeTracer(self, out, 0, get_aval(out))
         rule = primitive.vjp
-        tape = self.tape
         if rule is None:
             rule = _derived_rule(primitive)
             if rule is None:
-                return _linearized_node(self, tape, primitive, primals, needed, params)
+                return _linearized_node(self, primitive, primals, needed, params)
         out = primitive.impl(*primals, **params)
         if primitive.multiple_results:
-            slot = tape.next_slot
-            tape.next_slot = slot + len(out)
+            slot = self.next_slot
+            self.next_slot = slot + len(out)
             outs = [_wrap(self, o, slot + i) for i, o in enumerate(out)]
             pullback = rule(needed, out, *primals, **params)
-            tape.nodes.append((pullback, needed, slot, [o.aval for o in outs]))
+            self.nodes.append((pullback, needed, slot, [o.aval for o in outs]))
             return outs
         aval = get_aval(out)
         if aval.dtype.kind not in "fc":
             return TapeTracer(self, out, 0, aval)
-        slot = tape.next_slot
-        tape.next_slot = slot + 1
-        tape.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
+        slot = self.next_slot
+        self.next_slot = slot + 1
+        self.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
         return TapeTracer(self, out, slot, aval)
 
 
@@ -175,6 +177,9 @@ def _linear_rule(primitive) -> Callable:
     transpose = primitive.transpose
 
     def rule(needed, out, *primals, **params):
+        if len(primals) == 1:
+            arg = UndefinedPrimal(get_aval(primals[0]))
+            return lambda ct: transpose(ct, arg, **params)
         args = [UndefinedPrimal(get_aval(p)) if n else p for p, n in zip(primals, needed)]
         return lambda ct: transpose(ct, *args, **params)
     return rule
@@ -194,7 +199,7 @@ def _derived_rule(primitive) -> Callable | None:
     return rule
 
 
-def _linearized_node(trace: TapeTrace, tape: "Tape", primitive, primals, needed, params):
+def _linearized_node(trace: TapeTrace, primitive, primals, needed, params):
     """Record ``primitive`` through a linearization of it alone (the general rule)."""
     from funcdiff.interpreters.linearize import linearize_flat
     if primitive.multiple_results:
@@ -204,12 +209,12 @@ def _linearized_node(trace: TapeTrace, tape: "Tape", primitive, primals, needed,
         def fun(*xs):
             return [primitive.bind(*xs, **params)]
     outs, lin = linearize_flat(fun, primals, in_mask=needed)
-    slot = tape.next_slot
+    slot = trace.next_slot
     wrapped = [_wrap(trace, o, 0 if z else slot + i)
                for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
     if not all(lin.out_is_zero):
-        tape.next_slot = slot + len(outs)
-        tape.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
+        trace.next_slot = slot + len(outs)
+        trace.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
                            [w.aval for w in wrapped]))
     return wrapped if primitive.multiple_results else wrapped[0]
 
@@ -229,16 +234,6 @@ def _pull_back_linear(cts, needed, lin):
 # The tape
 
 
-class Tape:
-    """The nodes recorded while the function ran, in the order they ran."""
-
-    __slots__ = ("nodes", "next_slot")
-
-    def __init__(self):
-        self.nodes: list[tuple] = []
-        self.next_slot = 1  # slot 0 is never used, so a slot number is always truthy
-
-
 class TapeFunction:
     """The pullback found by ``tape_vjp_flat``: output cotangents -> input cotangents.
 
@@ -246,11 +241,12 @@ class TapeFunction:
     (``in_avals``, ``in_mask``, ``out_avals``, ``out_is_zero``).
     """
 
-    __slots__ = ("tape", "in_slots", "out_slots", "in_avals", "in_mask", "out_avals",
-                 "out_is_zero")
+    __slots__ = ("nodes", "n_slots", "in_slots", "out_slots", "in_avals", "in_mask",
+                 "out_avals", "out_is_zero")
 
-    def __init__(self, tape, in_slots, out_slots, in_avals, in_mask, out_avals):
-        self.tape = tape
+    def __init__(self, nodes, n_slots, in_slots, out_slots, in_avals, in_mask, out_avals):
+        self.nodes = nodes
+        self.n_slots = n_slots
         self.in_slots = in_slots
         self.out_slots = out_slots
         self.in_avals = in_avals
@@ -260,17 +256,17 @@ class TapeFunction:
 
     def restricted(self, n: int) -> "TapeFunction":
         """The same pullback for the first ``n`` outputs only."""
-        return TapeFunction(self.tape, self.in_slots, self.out_slots[:n], self.in_avals,
+        return TapeFunction(self.nodes, self.n_slots, self.in_slots, self.out_slots[:n], self.in_avals,
                             self.in_mask, self.out_avals[:n])
 
     def pull_back(self, cts_out: Sequence[Any]) -> list[Any]:
         """Cotangents of the inputs (None where zero) for cotangents of the outputs."""
-        cts: list[Any] = [None] * self.tape.next_slot
+        cts: list[Any] = [None] * self.n_slots
         for slot, ct in zip(self.out_slots, cts_out):
             if slot is not None and ct is not None and type(ct) is not Zero:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
-        for pullback, needed, slot, out_avals in reversed(self.tape.nodes):
+        for pullback, needed, slot, out_avals in reversed(self.nodes):
             if out_avals is None:
                 ct = cts[slot]
                 if ct is None:
@@ -298,19 +294,18 @@ def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
     must hold). ``in_mask`` selects the inputs to differentiate (default: the
     float and complex ones).
     """
-    tape = Tape()
     in_avals = [get_aval(p) for p in primals]
     if in_mask is None:
         in_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
-    with new_main(TapeTrace, tape) as main:
+    with new_main(TapeTrace) as main:
         trace = main.trace
         ins = []
         in_slots = []
         for p, a, m in zip(primals, in_avals, in_mask):
             slot = 0
             if m:
-                slot = tape.next_slot
-                tape.next_slot = slot + 1
+                slot = trace.next_slot
+                trace.next_slot = slot + 1
             ins.append(TapeTracer(trace, p, slot, a))
             in_slots.append(slot or None)
         outs = fun(*ins)
@@ -323,7 +318,8 @@ def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
                 primals_out.append(o)
                 out_slots.append(None)
     out_avals = [get_aval(p) for p in primals_out]
-    return primals_out, TapeFunction(tape, in_slots, out_slots, in_avals, in_mask, out_avals)
+    return primals_out, TapeFunction(trace.nodes, trace.next_slot, in_slots, out_slots,
+                                     in_avals, in_mask, out_avals)
 
 
 __all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace",

@@ -314,6 +314,14 @@ def _bitwise(name: str, what: str) -> Callable:
     return op
 
 
+_FLOAT_SCALAR_OPS = {"add": "add", "subtract": "sub", "multiply": "mul"}
+
+
+def _ew():
+    from funcdiff.primitives import elementwise  # the primitive layer, below this one
+    return elementwise
+
+
 def _binary(name: str, dunder: str, reflected: bool) -> Callable:
     what = f"the operator {dunder}"
     if name in _LOGICAL_OF:
@@ -322,7 +330,26 @@ def _binary(name: str, dunder: str, reflected: bool) -> Callable:
             lambda self, other: fn(self, other))
         method.__name__ = dunder
         return method
-    if reflected:
+    fast = _FLOAT_SCALAR_OPS.get(name)
+    if fast is not None:
+        # A float array with a Python float, the commonest operator call: numpy 2
+        # keeps the array's dtype, so the primitive applies directly.
+        op = getattr(_ew(), fast)
+        if reflected:
+            def method(self, other):
+                if type(other) is float:
+                    dtype = self.dtype
+                    if dtype.kind == "f":
+                        return op(dtype.type(other), self)
+                return _resolve(name, what)(other, self)
+        else:
+            def method(self, other):
+                if type(other) is float:
+                    dtype = self.dtype
+                    if dtype.kind == "f":
+                        return op(self, dtype.type(other))
+                return _resolve(name, what)(self, other)
+    elif reflected:
         def method(self, other):
             return _resolve(name, what)(other, self)
     else:
