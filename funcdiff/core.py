@@ -135,7 +135,7 @@ class Primitive:
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
                  "transpose", "batch", "cost", "vjp", "nondifferentiable", "linear",
-                 "__weakref__")
+                 "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -149,10 +149,8 @@ class Primitive:
         self.vjp: Callable | None = None
         self.nondifferentiable = False
         self.linear = False
+        self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive
         _registry[name] = self
-
-    def bind(self, *args: Any, **params: Any) -> Any:
-        return bind(self, *args, **params)
 
     def __repr__(self) -> str:
         return self.name
@@ -275,24 +273,13 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
 
     Arrays are positional, settings (params) keyword-only and hashable.
     """
-    top = _dynamic[-1]
-    for x in args:
-        if isinstance(x, Tracer):
-            main = x._trace.main
-            if main.level > top.level:
-                top = main
-    if top.level == 0:
-        return primitive.impl(*args, **params)
-    trace = top.trace
-    if trace.raw_args:
-        return trace.process_primitive(primitive, args, params)
-    return trace.process_primitive(primitive, [trace.full_raise(a) for a in args], params)
+    return primitive.bind(*args, **params)
 
 
 def binder(primitive: Primitive) -> Callable[..., Any]:
-    """``bind`` specialised to one primitive: ``binder(p)(*args, **params)`` is
-    ``bind(p, *args, **params)`` with one call less, for the operation
-    functions every funcdiff program goes through."""
+    """``bind`` specialised to one primitive (``prim.bind`` and the operation
+    functions of the primitive modules): find the top trace among the
+    arguments; with none and no staging active, run the numpy impl."""
     def bind_primitive(*args: Any, **params: Any) -> Any:
         top = _dynamic[-1]
         for x in args:
