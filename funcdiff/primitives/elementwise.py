@@ -22,6 +22,8 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval, tangent_aval
 from funcdiff.errors import DifferentiationError, DTypeError, InvalidArgumentError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.primitives import structural
 from funcdiff.primitives import special_math
 from funcdiff.primitives.cards import (binary_elementwise, broadcast_shapes, deflinear,
                                        elementwise_batch, elementwise_cost, make_op, nbytes,
@@ -29,13 +31,12 @@ from funcdiff.primitives.cards import (binary_elementwise, broadcast_shapes, def
 
 
 def _unbroadcast_ct(ct, x):
-    from funcdiff.primitives import structural
     return structural.unbroadcast(ct, x.aval.shape)
 
 
 def _const(x, value):
-    """``value`` as a 0-d array of ``x``'s dtype (a Python float would be float64)."""
-    return np.asarray(value, get_aval(x).dtype)
+    """``value`` as a numpy scalar of ``x``'s dtype (a Python float would be float64)."""
+    return get_aval(x).dtype.type(value)
 
 
 # Complex values are intermediates only (funcdiff.dtypes): arithmetic and exp/log accept
@@ -105,13 +106,11 @@ add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
 
 
 def _add_transpose(ct, x, y):
-    from funcdiff.interpreters.transpose import is_undefined
     return [_unbroadcast_ct(ct, x) if is_undefined(x) else None,
             _unbroadcast_ct(ct, y) if is_undefined(y) else None]
 
 
 def _add_jvp(primals, tangents):
-    from funcdiff.primitives import structural
     out = add(*primals)
     shape = get_aval(out).shape
     tx, ty = tangents
@@ -133,7 +132,6 @@ sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
 
 
 def _sub_jvp(primals, tangents):
-    from funcdiff.primitives import structural
     out = sub(*primals)
     shape = get_aval(out).shape
     tx, ty = tangents
@@ -147,7 +145,6 @@ def _sub_jvp(primals, tangents):
 
 
 def _sub_transpose(ct, x, y):
-    from funcdiff.interpreters.transpose import is_undefined
     return [_unbroadcast_ct(ct, x) if is_undefined(x) else None,
             _unbroadcast_ct(neg(ct), y) if is_undefined(y) else None]
 
@@ -162,7 +159,6 @@ mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 
 
 def _mul_transpose(ct, x, y):
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(x) and is_undefined(y):
         raise DifferentiationError(
             "transpose of mul reached a product of two tangents, which is not linear; "
@@ -189,7 +185,6 @@ def _safe_mul_impl(x, y):
 
 
 def _safe_mul_transpose(ct, x, y):
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(x):
         return [_unbroadcast_ct(safe_mul(ct, y), x), None]
     return [None, _unbroadcast_ct(safe_mul(x, ct), y)]
@@ -210,7 +205,6 @@ def _div_impl(x, y):
 
 
 def _div_transpose(ct, x, y):
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(y):
         raise DifferentiationError(
             "transpose of div reached a tangent in the denominator, which is not linear; "
@@ -317,7 +311,6 @@ def _select_abstract_eval(pred, on_true, on_false):
 
 
 def _select_jvp(primals, tangents):
-    from funcdiff.primitives import structural
     pred, on_true, on_false = primals
     _, t_true, t_false = tangents
     out = select(pred, on_true, on_false)
@@ -333,7 +326,6 @@ def _select_jvp(primals, tangents):
 def _select_transpose(ct, pred, on_true, on_false):
     # select, not a multiply by the mask: the unselected side gets exact zeros even
     # where ct is inf or NaN.
-    from funcdiff.interpreters.transpose import is_undefined
     zero = np.zeros((), get_aval(ct).dtype)
     return [None,
             _unbroadcast_ct(select(pred, ct, zero), on_true) if is_undefined(on_true) else None,
