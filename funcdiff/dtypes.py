@@ -41,10 +41,11 @@ def check_dtype(dtype: Any, what: str = "value", *, allow_complex: bool = False)
         if dtype.kind == "c":
             raise DTypeError(
                 f"funcdiff does not support {what} of dtype {dtype}: complex numbers are "
-                "supported only as intermediate values (inside funcdiff.numpy.fft and "
-                "funcdiff.numpy.real/imag/conj/abs/angle), not as transform inputs, "
-                "dtype= arguments or cast targets. Pass the real and imaginary parts as "
-                "two float arrays and combine them inside the function.")
+                "supported only as intermediate values (made inside the function with "
+                "1j * x, x.astype(complex) or funcdiff.numpy.fft, and reduced to real "
+                "values with real/imag/abs/angle), not as transform inputs or dtype= "
+                "arguments. Pass the real and imaginary parts as two float arrays and "
+                "combine them inside the function.")
         raise DTypeError(
             f"funcdiff does not support {what} of dtype {dtype}; it supports bool, "
             "integer and floating dtypes (complex numbers only as intermediate values). "

@@ -528,9 +528,39 @@ def test_complex_transform_inputs_are_rejected_with_a_clear_error():
         with pytest.raises(DTypeError, match="complex numbers are supported only as "
                                              "intermediate values"):
             transform(z)
-    # casting into complex stays unsupported (its derivative would be lost)
-    with pytest.raises(DTypeError, match="complex"):
-        fd.grad(lambda x: fnp.sum(fnp.abs(fnp.astype(x, np.complex128))))(np.ones(2))
+    # casting back from complex to real would drop the imaginary part: an error
+    with pytest.raises(DTypeError, match="fnp.real"):
+        fd.grad(lambda x: fnp.sum(fnp.astype(fnp.astype(x, np.complex128), np.float64)))(
+            np.ones(2))
+
+
+REAL_TO_COMPLEX = {  # real losses through complex values made from real ones
+    "astype": lambda x: fnp.sum(fnp.abs(fnp.astype(x, np.complex128) * (1 + 2j)) ** 2),
+    "method": lambda x: fnp.sum(fnp.real(x.astype(np.complex128) ** 3)),
+    "plus-0j": lambda x: fnp.sum(fnp.real((x + 0j) ** 3)),
+    "exp-1j": lambda x: fnp.sum(fnp.imag(fnp.exp(1j * x)) * x),
+    "angle": lambda x: fnp.sum(fnp.angle(x * (1 + 2j) + 1j)),
+    "fft": lambda x: fnp.sum(fnp.abs(fnp.fft.fft(x * fnp.exp(0.5j * x))) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", list(REAL_TO_COMPLEX))
+def test_real_to_complex_casts_are_differentiable(name):
+    f = REAL_TO_COMPLEX[name]
+    x = np.array([0.3, -1.2, 2.0])
+    check_grads(f, (x,), order=2)
+    g = fd.grad(f)(x)
+    np.testing.assert_allclose(fd.jit(fd.grad(f))(x), g, rtol=1e-12)
+    np.testing.assert_allclose(fd.vmap(fd.grad(f))(np.stack([x, 2 * x]))[0], g, rtol=1e-12)
+    g32 = fd.grad(f)(x.astype(np.float32))
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, g, rtol=1e-3, atol=1e-3)
+
+
+def test_exp_of_imaginary_angle_has_the_textbook_derivative():
+    x = 0.3
+    assert fd.grad(lambda t: fnp.real(fnp.exp(1j * t)))(x) == pytest.approx(-np.sin(x))
+    assert fd.grad(lambda t: fnp.imag(fnp.exp(1j * t)))(x) == pytest.approx(np.cos(x))
 
 
 def test_docstring_examples():

@@ -118,8 +118,10 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """``x`` converted to ``dtype`` (like ``numpy.astype``; float to float keeps derivatives)."""
-    return _cast(_array("astype", x), _dtype_arg("astype", dtype))
+    """``x`` converted to ``dtype`` (like ``numpy.astype``). Float to float and
+    float to complex casts keep derivatives; complex to real is an error (take
+    ``real`` explicitly)."""
+    return _cast(_array("astype", x), _dtype_arg("astype", dtype, allow_complex=True))
 
 
 def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:

@@ -400,7 +400,7 @@ def _transpose_method(self, *axes):
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """``x.astype(dtype)``: a cast (a no-op when the dtype already matches)."""
     from funcdiff.numpy import _util
-    return _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype"))
+    return _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype", allow_complex=True))
 
 
 def _identity(self, *args, **kwargs):

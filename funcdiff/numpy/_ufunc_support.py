@@ -64,12 +64,14 @@ def _array(name: str, x: Any) -> Any:
     return np.asarray(x) if type(x) in _WEAK_SCALARS else x
 
 
-def _dtype_arg(name: str, dtype: Any, what: str = "dtype=") -> np.dtype:
+def _dtype_arg(name: str, dtype: Any, what: str = "dtype=", *,
+               allow_complex: bool = False) -> np.dtype:
     try:
         dtype = np.dtype(dtype)
     except TypeError:
         raise DTypeError(f"{_fname(name)} got {what}{dtype!r}, which is not a dtype") from None
-    return dtypes.check_dtype(dtype, f"the {what} argument of {_fname(name)}")
+    return dtypes.check_dtype(dtype, f"the {what} argument of {_fname(name)}",
+                              allow_complex=allow_complex)
 
 
 def _result_dtype(name: str, *args: Any) -> np.dtype:

@@ -350,8 +350,16 @@ select = make_op(select_p, "Elementwise pred ? on_true : on_false, broadcasting 
 # --- convert_element_type ---------------------------------------------------------
 
 convert_element_type_p = Primitive("convert_element_type")
-convert_element_type_p.impl = lambda x, *, new_dtype: np.asarray(x).astype(new_dtype,
-                                                                           copy=False)
+
+
+def _convert_impl(x, *, new_dtype):
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and new_dtype.kind != "c":  # numpy would drop the imaginary part
+        _convert_abstract_eval(get_aval(x), new_dtype=new_dtype)
+    return x.astype(new_dtype, copy=False)
+
+
+convert_element_type_p.impl = _convert_impl
 
 
 def _convert_abstract_eval(x, *, new_dtype):
@@ -359,7 +367,14 @@ def _convert_abstract_eval(x, *, new_dtype):
         raise InvalidArgumentError(
             f"convert_element_type needs new_dtype as a numpy.dtype, got {new_dtype!r}; "
             "pass np.dtype(...).")
-    return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type's result"))
+    new_dtype = dtypes.check_dtype(new_dtype, "convert_element_type's result",
+                                   allow_complex=True)
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        raise DTypeError(
+            f"convert_element_type cannot cast the complex {x.str_short()} to {new_dtype}: "
+            "that would drop the imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) "
+            "explicitly.")
+    return ShapedArray(x.shape, new_dtype)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype):
@@ -371,6 +386,10 @@ def _convert_jvp(primals, tangents, *, new_dtype):
 
 
 def _convert_transpose(ct, x, *, new_dtype):
+    if dtypes.is_complex(new_dtype) and not dtypes.is_complex(x.aval.dtype):
+        # real -> complex embeds R in C; its transpose keeps the real part
+        from funcdiff.primitives import complex_ops
+        ct = complex_ops.real(ct)
     return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype)]
 
 
@@ -389,13 +408,16 @@ convert_element_type_p.cost = _convert_cost
 def convert_element_type(x, new_dtype):
     """Cast ``x`` to ``new_dtype`` (numpy ``astype`` semantics).
 
-    Only float -> float casts carry a tangent; casts to or from integers and
-    booleans have a zero derivative. Returns ``x`` itself when nothing changes.
+    Float -> float, float -> complex and complex -> complex casts carry a
+    tangent (the transpose of float -> complex keeps the real part); casts to
+    or from integers and booleans have a zero derivative; complex -> real is an
+    error (use ``real``). Returns ``x`` itself when nothing changes.
 
     >>> convert_element_type(np.arange(3), np.float32)
     array([0., 1., 2.], dtype=float32)
     """
-    new_dtype = dtypes.check_dtype(new_dtype, "convert_element_type's new_dtype")
+    new_dtype = dtypes.check_dtype(new_dtype, "convert_element_type's new_dtype",
+                                   allow_complex=True)
     if type(x) not in (int, float, bool) and get_aval(x).dtype == new_dtype:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
