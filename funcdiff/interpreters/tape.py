@@ -36,7 +36,6 @@ from typing import Any, Callable, Iterator, Sequence
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Trace, Zero, _dynamic, _trace_stack, get_aval, new_main
-from funcdiff.errors import DifferentiationError
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
 
 
@@ -256,8 +255,8 @@ class TapeFunction:
 
     def restricted(self, n: int) -> "TapeFunction":
         """The same pullback for the first ``n`` outputs only."""
-        return TapeFunction(self.nodes, self.n_slots, self.in_slots, self.out_slots[:n], self.in_avals,
-                            self.in_mask, self.out_avals[:n])
+        return TapeFunction(self.nodes, self.n_slots, self.in_slots, self.out_slots[:n],
+                            self.in_avals, self.in_mask, self.out_avals[:n])
 
     def pull_back(self, cts_out: Sequence[Any]) -> list[Any]:
         """Cotangents of the inputs (None where zero) for cotangents of the outputs."""
@@ -322,5 +321,4 @@ def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
                                      in_avals, in_mask, out_avals)
 
 
-__all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace",
-           "DifferentiationError"]
+__all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace"]
