@@ -541,8 +541,14 @@ def test_integer_input_is_promoted_like_numpy():
 
 def test_docstring_examples_run():
     import funcdiff.scipy as fscipy
+    from funcdiff.numpy import (_linalg_array_api, _linalg_decompositions, _linalg_lstsq,
+                                _linalg_norms, _linalg_products)
     from funcdiff.numpy import linalg as numpy_linalg
-    for module, globs in ((numpy_linalg, {}), (fsl, {}), (fscipy, {}), (pl, {"np": np})):
+    from funcdiff.primitives import linalg_factor, linalg_solve
+    numpy_modules = (numpy_linalg, _linalg_decompositions, _linalg_lstsq, _linalg_norms,
+                     _linalg_products, _linalg_array_api)
+    for module, globs in ([(m, {}) for m in numpy_modules] + [(fsl, {}), (fscipy, {})]
+                          + [(m, {"np": np}) for m in (linalg_solve, linalg_factor)]):
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, module.__name__

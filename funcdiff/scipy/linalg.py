@@ -32,6 +32,7 @@ from funcdiff.numpy.linalg import LinAlgArgumentError, LinAlgError, solve_operan
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, sorting, structural
 from funcdiff.primitives import linalg as pl
+from funcdiff.primitives.linalg_common import _cols, _mask, _mT, _rows
 
 _NAME = "funcdiff.scipy.linalg."
 
@@ -100,8 +101,8 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     a = fla._matrix(_NAME + "cho_factor", a)
     l = pl.cholesky(a)
     n = get_aval(a).shape[-1]
-    factor = l if lower else pl._mT(l)
-    rest = pl._mask(a, (n, n), 1, lower=False) if lower else pl._mask(a, (n, n), -1, lower=True)
+    factor = l if lower else _mT(l)
+    rest = _mask(a, (n, n), 1, lower=False) if lower else _mask(a, (n, n), -1, lower=True)
     return ew.add(factor, rest), bool(lower)
 
 
@@ -181,9 +182,9 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     m, n = get_aval(a).shape[-2:]
     k = min(m, n)
     dtype = get_aval(a).dtype
-    l = ew.add(pl._mask(pl._cols(packed, 0, k), (m, k), -1, lower=True),
+    l = ew.add(_mask(_cols(packed, 0, k), (m, k), -1, lower=True),
                np.eye(m, k, dtype=dtype))
-    u = pl._mask(pl._rows(packed, k), (k, n), 0, lower=False)
+    u = _mask(_rows(packed, k), (k, n), 0, lower=False)
     inverse = sorting.argsort(perm, axis=-1)  # a = (L U)[inverse]
     if permute_l:
         return _permute_rows(l, inverse), u
@@ -272,7 +273,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     array([2., 3.])
     """
     a, b, vector = solve_operands(_NAME + "solve", a, b)
-    return unvector(pl.solve(pl._mT(a) if transposed else a, b), vector)
+    return unvector(pl.solve(_mT(a) if transposed else a, b), vector)
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
