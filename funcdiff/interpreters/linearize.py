@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from funcdiff import dtypes
-from funcdiff.core import Tracer, Zero, get_aval, new_main, tangent_aval
-from funcdiff.interpreters.jvp import JVPTrace, JVPTracer
+from funcdiff.core import Zero, get_aval, new_main, tangent_aval
+from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import JaxprBuilder, JaxprTrace
 from funcdiff.ir import ClosedJaxpr
 
@@ -51,18 +51,7 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
         tangent_tracers = [strace.new_arg(a) for a, m in zip(in_avals, in_mask) if m]
         it = iter(tangent_tracers)
         tangents = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, in_mask)]
-        with new_main(JVPTrace) as main:
-            trace = main.trace
-            ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
-            outs = fun(*ins)
-            primals_out, tangents_out = [], []
-            for o in outs:
-                if isinstance(o, Tracer) and o._trace.main is main:
-                    primals_out.append(o.primal)
-                    tangents_out.append(o.tangent)
-                else:
-                    primals_out.append(o)
-                    tangents_out.append(Zero(tangent_aval(get_aval(o))))
+        primals_out, tangents_out = jvp_flat(fun, primals, tangents)
         out_is_zero = [type(t) is Zero for t in tangents_out]
         staged_outs = [t for t in tangents_out if type(t) is not Zero]
         jaxpr = strace.to_jaxpr(tangent_tracers, staged_outs)
