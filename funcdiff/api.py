@@ -8,6 +8,7 @@ errors that say how to fix a call. It is the only layer that sees pytrees.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -16,14 +17,15 @@ from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
 from funcdiff.errors import (DifferentiationError, InvalidArgumentError, ShapeError,
                              TreeStructureError)
-from funcdiff.interpreters.batching import vmap_flat
+from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, eval_jaxpr
-from funcdiff.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_unflatten
+from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, broadcast_prefix, tree_flatten,
+                                tree_unflatten)
 
 # ---------------------------------------------------------------------------
 # Argument handling
@@ -645,33 +647,39 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
 # Jacobians
 
 
-def _std_basis(leaves: Sequence[Any]) -> tuple[list[np.ndarray], int]:
-    """One stacked identity slice per leaf: leaf i gets shape (n_total,) + shape_i."""
+def _std_basis(leaves: Sequence[Any]) -> tuple[list[StdBasis], int]:
+    """The standard basis of all ``leaves`` together, one symbolic slice per
+    leaf: leaf i gets the batch ``(n_total,) + shape_i`` of its columns of the
+    n_total x n_total identity (kept symbolic by vmap, see ``StdBasis``)."""
     avals = [get_aval(x) for x in leaves]
-    n = sum(a.size for a in avals)
-    dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.dtype(float)
-    eye = np.eye(n, dtype=dtype)
+    sizes = [math.prod(a.shape) for a in avals]
+    n = sum(sizes)
     out, offset = [], 0
-    for a in avals:
-        out.append(eye[:, offset:offset + a.size].reshape((n,) + a.shape).astype(a.dtype, copy=False))
-        offset += a.size
+    for a, size in zip(avals, sizes):
+        out.append(StdBasis(n, 0, offset, a.shape, a.dtype))
+        offset += size
     return out, n
 
 
-def _rows(x: Any, start: int, stop: int) -> Any:
-    """``x[start:stop]`` along axis 0, traceable."""
+def _slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
+    """``x[..., start:stop, ...]`` along ``axis``, traceable (``x`` itself when whole)."""
     from funcdiff.primitives import structural
     shape = get_aval(x).shape
-    if (start, stop) == (0, shape[0]):
+    if (start, stop) == (0, shape[axis]):
         return x
-    return structural.slice(x, start_indices=(start,) + (0,) * (len(shape) - 1),
-                            limit_indices=(stop,) + shape[1:])
+    return structural.slice(x, start_indices=tuple(start if i == axis else 0
+                                                   for i in range(len(shape))),
+                            limit_indices=tuple(stop if i == axis else s
+                                                for i, s in enumerate(shape)))
+
+
+def _reshaped(x: Any, shape: tuple) -> Any:
+    from funcdiff.primitives import structural
+    return x if get_aval(x).shape == shape else structural.reshape(x, new_sizes=shape)
 
 
 def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
               name: str) -> Callable:
-    from funcdiff.primitives import structural
-
     @_wraps(f)
     def jac_f(*args):
         nums = _normalize_argnums(argnums, len(args), name)
@@ -682,7 +690,8 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
         f_flat = _flat_fun(_partial_on(f, args, nums), p_tree, store, has_aux, name)
         blocks = []
         if mode == "fwd":
-            # one batched jvp: column block k of the Jacobian is J @ e_k
+            # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
+            # goes last, where the Jacobian wants it (no transpose of the result).
             basis, n = _std_basis(p_flat)
 
             def push(*t):
@@ -693,26 +702,26 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             def out_dims():
                 n_main = store[2] if has_aux else store[0].num_leaves
                 n_aux = store[1].num_leaves if has_aux else 0
-                return [0] * n_main + [None] * n_aux
+                return [-1] * n_main + [None] * n_aux
             results = _chunked_vmap(push, basis, n, chunk_size, out_dims)
             out_tree = store[0]
             n_out = store[2] if has_aux else out_tree.num_leaves
             cols, aux_leaves = results[:n_out], results[n_out:]
             for j in cols:
-                out_shape = get_aval(j).shape[1:]
-                if get_aval(j).dtype == dtypes.float0 or not dtypes.is_float(get_aval(j).dtype):
+                aval = get_aval(j)
+                if aval.dtype == dtypes.float0 or not dtypes.is_float(aval.dtype):
                     raise DifferentiationError(f"{name}: an output is not floating point; "
                                                "Jacobians need floating outputs.")
+                out_shape, last = aval.shape[:-1], aval.ndim - 1
                 row, offset = [], 0
                 for ia in in_avals:
-                    piece = structural.reshape(_rows(j, offset, offset + ia.size),
-                                               new_sizes=(ia.size,) + out_shape)
-                    piece = structural.moveaxis(piece, 0, -1) if out_shape else piece
-                    row.append(structural.reshape(piece, new_sizes=out_shape + ia.shape))
-                    offset += ia.size
+                    size = math.prod(ia.shape)
+                    piece = _slice_axis(j, last, offset, offset + size)
+                    row.append(_reshaped(piece, out_shape + ia.shape))
+                    offset += size
                 blocks.append(tree_unflatten(p_tree, row))
         else:
-            outs, lin = linearize_flat(f_flat, p_flat)
+            outs, lin = _reverse_flat(f_flat, p_flat)
             out_tree = store[0]
             n_out = store[2] if has_aux else out_tree.num_leaves
             lin_main = _drop_outputs(lin, n_out) if has_aux else lin
@@ -722,17 +731,17 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                 if not dtypes.is_float(a.dtype):
                     raise DifferentiationError(f"{name}: an output has dtype {a.dtype}; "
                                                "Jacobians need floating outputs.")
-            # one batched vjp: row block k of the Jacobian is e_k^T J
+            # one batched vjp: row k of the Jacobian is e_k^T J
             basis, m = _std_basis(outs[:n_out])
             rows = _chunked_vmap(lambda *ct: _pull_back(lin_main, list(ct)), basis, m,
                                  chunk_size, 0)
             offset = 0
             for a in out_avals:
-                row = [structural.reshape(_rows(r, offset, offset + a.size),
-                                          new_sizes=a.shape + ia.shape)
-                       for r, ia in zip(rows, in_avals)]
-                blocks.append(tree_unflatten(p_tree, row))
-                offset += a.size
+                size = math.prod(a.shape)
+                blocks.append(tree_unflatten(p_tree, [
+                    _reshaped(_slice_axis(r, 0, offset, offset + size), a.shape + ia.shape)
+                    for r, ia in zip(rows, in_avals)]))
+                offset += size
         if isinstance(argnums, int):
             blocks = [b[0] for b in blocks]
         jac = tree_unflatten(out_tree, blocks)
@@ -742,9 +751,10 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
     return jac_f
 
 
-def _chunked_vmap(fun: Callable, basis: list, n: int, chunk_size: int | None,
+def _chunked_vmap(fun: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,
                   out_dims: Any) -> list:
-    """vmap ``fun`` over the leading axis of ``basis``, ``chunk_size`` rows at a time."""
+    """vmap ``fun`` over the basis, ``chunk_size`` basis vectors at a time; the
+    chunks' results are joined along their batch axes."""
     from funcdiff.primitives import structural
     if n == 0:
         raise InvalidArgumentError("Jacobians of functions with empty inputs or outputs "
@@ -757,9 +767,11 @@ def _chunked_vmap(fun: Callable, basis: list, n: int, chunk_size: int | None,
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
         pieces.append(vmap_flat(fun, stop - start, [0] * len(basis),
-                                [b[start:stop] for b in basis], out_dims))
+                                [b.rows(start, stop) for b in basis], out_dims))
     dims = out_dims() if callable(out_dims) else [out_dims] * len(pieces[0])
-    return [structural.concatenate(*[p[i] for p in pieces], dimension=0) if d == 0 else pieces[0][i]
+    return [pieces[0][i] if d is None else
+            structural.concatenate(*[p[i] for p in pieces],
+                                   dimension=d % get_aval(pieces[0][i]).ndim)
             for i, d in enumerate(dims)]
 
 
@@ -836,29 +848,47 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     """
     if mode not in ("auto", "fwd", "rev"):
         raise InvalidArgumentError(f"jacobian mode must be 'auto', 'fwd' or 'rev', not {mode!r}")
+    modes = {m: _jacobian(f, argnums, has_aux, m, None, "jacobian") for m in ("fwd", "rev")}
+    # Total output size per input signature (tree and avals), so that staging f
+    # to find it happens once per signature rather than on every call. It only
+    # steers the choice of mode, never the result.
+    out_sizes: dict = {}
 
     @_wraps(f)
     def jac_f(*args):
         chosen = mode
         if mode == "auto":
             nums = _normalize_argnums(argnums, len(args), "jacobian")
-            n_in = sum(get_aval(_as_leaf(x, "jacobian", "input")).size
+            n_in = sum(math.prod(get_aval(_as_leaf(x, "jacobian", "input")).shape)
                        for i in nums for x in tree_flatten(args[i])[0])
-            out = _eval_shape(f, args, has_aux)
-            n_out = sum(a.size for a in out)
+            leaves, tree = _flatten_args(args, "jacobian")
+            avals = tuple(get_aval(x) for x in leaves)
+            try:
+                key = (tree, avals)
+                n_out = out_sizes.get(key)
+            except PyTreeRegistrationError:  # unhashable static data: not cached
+                key = n_out = None
+            if n_out is None:
+                n_out = sum(math.prod(a.shape) for a in _eval_shape(f, tree, avals, has_aux))
+                if key is not None:
+                    if len(out_sizes) >= _MAX_SIGNATURES:
+                        out_sizes.clear()
+                    out_sizes[key] = n_out
             chosen = "fwd" if n_in <= n_out else "rev"
         jac_f.last_mode = chosen
-        return _jacobian(f, argnums, has_aux, chosen, None, "jacobian")(*args)
+        return modes[chosen](*args)
     jac_f.last_mode = None
     return jac_f
 
 
-def _eval_shape(f: Callable, args: Sequence[Any], has_aux: bool) -> list[ShapedArray]:
+_MAX_SIGNATURES = 64  # output sizes jacobian(mode="auto") remembers per function
+
+
+def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
+                has_aux: bool) -> list[ShapedArray]:
     """The avals of ``f``'s (main) outputs, found by staging without computing."""
-    leaves, tree = _flatten_args(args, "jacobian")
     store: list = []
-    closed = trace_to_jaxpr(_flat_fun(f, tree, store, has_aux, "jacobian"),
-                            [get_aval(x) for x in leaves])
+    closed = trace_to_jaxpr(_flat_fun(f, tree, store, has_aux, "jacobian"), list(avals))
     n = store[2] if has_aux else store[0].num_leaves
     return closed.out_avals[:n]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import operator
 from typing import Any, Callable, Iterator, Sequence
 
@@ -52,7 +53,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def str_short(self) -> str:
         name = _SHORT_DTYPE.get(self.dtype.name, self.dtype.name)

@@ -4,13 +4,29 @@ A ``BatchTracer`` holds a value and ``bdim``, the position of its batch axis
 (``None`` when the value is the same for every batch member). Each primitive's
 batch rule receives values and batch dims and returns the batched result and
 its batch dim, so a whole batch runs in one pass of numpy calls.
+
+jacfwd and jacrev batch over the standard basis: row ``b`` of the batch is the
+unit vector ``e_b``. A ``StdBasis`` keeps that identity symbolic (a
+``BasisTracer``) for as long as the operations applied to it have a cheap
+exact answer: scaling by an unbatched value stays symbolic (``d * e_b`` is
+``diag(d)`` row b), and contracting it with an unbatched operand ``w`` is ``w``
+itself with the contracted axis relabelled as the batch axis (``w @ e_b`` is
+column b of ``w``), so the first layer of jacfwd and the last of jacrev cost
+nothing instead of a matrix product with the identity. Any other operation
+materialises the identity (``numpy.eye``) and proceeds as usual. The zeros of
+a symbolic basis stay exact: a scale that is infinite at one element leaves
+the other rows finite, where the materialised ``eye * d`` would hold nan.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any, Callable, Sequence
 
-from funcdiff.core import ShapedArray, Trace, Tracer, get_aval, new_main
+import numpy as np
+
+from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main
 from funcdiff.errors import BatchingError
 
 not_mapped = None
@@ -56,6 +72,12 @@ class BatchTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
+        for t in tracers:
+            if type(t) is BasisTracer:
+                out = _basis_rule(self, primitive, tracers, params)
+                if out is not None:
+                    return out
+                break
         vals = [t.val for t in tracers]
         dims = [t.bdim for t in tracers]
         if all(d is None for d in dims):
@@ -81,12 +103,15 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequen
     output that is not batched is broadcast along a new axis there; ``None``
     requires it to be unbatched). ``out_dims`` may be one int for all outputs,
     or a callable, called after ``fun`` has run, for callers that learn the
-    output structure only then.
+    output structure only then. An argument may be a ``StdBasis``, batched
+    along axis 0 (in_dims 0).
     """
     from funcdiff.primitives import structural
     with new_main(BatchTrace, axis_size) as main:
         trace = main.trace
-        ins = [BatchTracer(trace, a, d) if d is not None else a for a, d in zip(args, in_dims)]
+        ins = [a if d is None else
+               BasisTracer(trace, a) if type(a) is StdBasis else BatchTracer(trace, a, d)
+               for a, d in zip(args, in_dims)]
         outs = fun(*ins)
         if callable(out_dims):
             out_dims = out_dims()
@@ -126,3 +151,194 @@ def move_batch_axis(val: Any, src: int | None, dst: int, axis_size: int, structu
     if src == dst:
         return val
     return structural.moveaxis(val, src, dst)
+
+
+# ---------------------------------------------------------------------------
+# The standard basis, kept symbolic
+
+
+class StdBasis:
+    """Rows ``start:start + size`` of the n x n identity, restricted to the
+    columns ``offset:offset + leaf size`` of one input leaf and shaped
+    ``(size,) + shape``, times ``scale`` (None, or a value of shape () or
+    ``shape`` applied with the primitive ``scale_prim``).
+
+    Row ``b`` is the unit vector ``e_{start + b}`` seen by the leaf: a one at
+    flat position ``start + b - offset`` when that lies in the leaf, else zeros.
+    """
+
+    __slots__ = ("size", "start", "offset", "shape", "dtype", "scale", "scale_prim")
+
+    def __init__(self, size: int, start: int, offset: int, shape: tuple, dtype: np.dtype,
+                 scale: Any = None, scale_prim: Any = None):
+        self.size = size
+        self.start = start
+        self.offset = offset
+        self.shape = shape
+        self.dtype = dtype
+        self.scale = scale
+        self.scale_prim = scale_prim
+
+    @property
+    def leaf_size(self) -> int:
+        return math.prod(self.shape)
+
+    def rows(self, start: int, stop: int) -> "StdBasis":
+        """Rows ``start:stop`` of this batch (for chunked Jacobians)."""
+        return StdBasis(stop - start, self.start + start, self.offset, self.shape, self.dtype,
+                        self.scale, self.scale_prim)
+
+    def replace(self, **changes) -> "StdBasis":
+        fields = {k: getattr(self, k) for k in self.__slots__}
+        fields.update(changes)
+        return StdBasis(**fields)
+
+    def materialize(self) -> Any:
+        eye = np.eye(self.size, self.leaf_size, k=self.start - self.offset, dtype=self.dtype)
+        eye = eye.reshape((self.size,) + self.shape)
+        if self.scale is None:
+            return eye
+        return bind(self.scale_prim, eye, self.scale)
+
+
+class BasisTracer(BatchTracer):
+    """A ``BatchTracer`` (batch axis 0) whose value is a symbolic ``StdBasis``;
+    reading ``val`` materialises it, once."""
+
+    __slots__ = ("basis", "_val")
+
+    def __init__(self, trace: BatchTrace, basis: StdBasis):
+        self._trace = trace
+        self.basis = basis
+        self.bdim = 0
+        self._val = None
+
+    @property
+    def val(self) -> Any:
+        if self._val is None:
+            self._val = self.basis.materialize()
+        return self._val
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.basis.shape, self.basis.dtype)
+
+
+def _basis_rule(trace: BatchTrace, primitive, tracers, params) -> Any:
+    """The result of ``primitive`` applied to a symbolic basis, or None when
+    there is no shortcut (the caller then materialises the basis)."""
+    rule = _basis_rules().get(primitive)
+    return None if rule is None else rule(trace, tracers, **params)
+
+
+def _split(tracers):
+    """``(basis, other value)`` when exactly one of two operands is a basis
+    and the other is unbatched; else None."""
+    if len(tracers) != 2:
+        return None
+    a, b = tracers
+    if type(b) is BasisTracer:
+        a, b = b, a
+    if type(a) is not BasisTracer or b.bdim is not None:
+        return None
+    return a.basis, b.val
+
+
+def _scale_rule(primitive):
+    """mul/safe_mul of a basis by an unbatched scalar or leaf-shaped value: a
+    scaled basis (scales by the same primitive compose)."""
+    def rule(trace, tracers):
+        split = _split(tracers)
+        if split is None:
+            return None
+        basis, d = split
+        aval = get_aval(d)
+        if aval.dtype != basis.dtype or aval.shape not in ((), basis.shape):
+            return None
+        if basis.scale is None:
+            scale = d
+        elif basis.scale_prim is primitive:
+            scale = bind(primitive, basis.scale, d)
+        else:
+            return None
+        return BasisTracer(trace, basis.replace(scale=scale, scale_prim=primitive))
+    return rule
+
+
+def _neg_rule(trace, tracers):
+    from funcdiff.primitives import elementwise
+    (t,) = tracers
+    basis = t.basis
+    if basis.scale is None:
+        scaled = basis.replace(scale=np.asarray(-1, basis.dtype), scale_prim=elementwise.mul_p)
+    else:
+        scaled = basis.replace(scale=elementwise.neg(basis.scale))
+    return BasisTracer(trace, scaled)
+
+
+def _reshape_rule(trace, tracers, *, new_sizes):
+    """A reshape of the basis (batch axis first, the usual batch rule) only
+    relabels the leaf's elements: row b keeps its one at the same flat position."""
+    from funcdiff.primitives import structural
+    (t,) = tracers
+    basis, shape = t.basis, tuple(new_sizes)
+    if math.prod(shape) != basis.leaf_size:
+        return None  # let the reshape itself report the error
+    scale = basis.scale
+    if scale is not None and get_aval(scale).shape != ():
+        scale = structural.reshape(scale, new_sizes=shape)
+    return BasisTracer(trace, basis.replace(shape=shape, scale=scale))
+
+
+def _dot_general_rule(trace, tracers, *, dimension_numbers):
+    """``w . e_b`` over one axis ``c`` of an unbatched ``w`` and a vector leaf is
+    ``w`` indexed at ``b`` along ``c``: the batch is ``w`` itself with batch axis
+    ``c`` (sliced and zero-padded when the basis covers other leaves or a chunk
+    of rows; scaled along ``c`` for a scaled basis)."""
+    from funcdiff.primitives import slicing, structural
+    split = _split(tracers)
+    (lc, rc), (lb, rb) = dimension_numbers
+    if split is None or lb or len(lc) != 1:
+        return None
+    basis, w = split
+    if len(basis.shape) != 1:
+        return None
+    w_aval = get_aval(w)
+    if w_aval.dtype != basis.dtype:
+        return None
+    c = lc[0] if type(tracers[1]) is BasisTracer else rc[0]
+    n_leaf = basis.shape[0]
+    lo = max(0, basis.offset - basis.start)             # first row that meets the leaf
+    hi = min(basis.size, basis.offset + n_leaf - basis.start)
+    if hi <= lo:
+        return None
+    j_lo, j_hi = basis.start + lo - basis.offset, basis.start + hi - basis.offset
+    piece = w
+    if (j_lo, j_hi) != (0, n_leaf):
+        piece = slicing.slice(w, start_indices=tuple(j_lo if i == c else 0
+                                                     for i in range(w_aval.ndim)),
+                              limit_indices=tuple(j_hi if i == c else s
+                                                  for i, s in enumerate(w_aval.shape)))
+    if basis.scale is not None:
+        scale = basis.scale
+        if get_aval(scale).ndim:
+            if (j_lo, j_hi) != (0, n_leaf):
+                scale = slicing.slice(scale, start_indices=(j_lo,), limit_indices=(j_hi,))
+            trailing = w_aval.ndim - 1 - c
+            if trailing:
+                scale = structural.reshape(scale, new_sizes=(j_hi - j_lo,) + (1,) * trailing)
+        piece = bind(basis.scale_prim, piece, scale)
+    if (lo, hi) != (0, basis.size):
+        piece = slicing.pad(piece, np.zeros((), basis.dtype), padding_config=tuple(
+            (lo, basis.size - hi, 0) if i == c else (0, 0, 0) for i in range(w_aval.ndim)))
+    return BatchTracer(trace, piece, c)
+
+
+@functools.cache
+def _basis_rules() -> dict:
+    """The shortcuts, by primitive (built on first use: primitives import this module)."""
+    from funcdiff.primitives import dot, elementwise, structural
+    return {elementwise.mul_p: _scale_rule(elementwise.mul_p),
+            elementwise.safe_mul_p: _scale_rule(elementwise.safe_mul_p),
+            elementwise.neg_p: _neg_rule, structural.reshape_p: _reshape_rule,
+            dot.dot_general_p: _dot_general_rule}
