@@ -22,6 +22,11 @@ Each time is reported twice: wall-clock (``*_s``) and CPU time of this process
 (``*_cpu_s``). With one thread they agree on an idle machine; on a loaded one
 the wall-clock numbers include waiting for a core, so the headline ratios use
 CPU time, measured round-robin with the reference so both see the same caches.
+The MLP rows also record the minor page faults per call (``*_faults``): at
+256x512 both sides run the same eight BLAS products, and what separates them
+is mostly the fresh memory the allocator has to fault in, which depends on
+what else the process holds, so the large ratio moves by a few percent from
+run to run with the fault counts.
 
 Run: ``python benchmarks/bench_jit.py [--quick]``; writes ``benchmarks/results/jit.json``.
 """
@@ -37,6 +42,11 @@ if __name__ == "__main__":  # before numpy loads BLAS; imported, this module cha
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+
+try:
+    import resource  # noqa: E402
+except ImportError:  # (not on Windows: no fault counts there)
+    resource = None
 
 import numpy as np  # noqa: E402
 
@@ -59,7 +69,8 @@ from funcdiff.tree_util import tree_leaves  # noqa: E402
 def interleaved_times(fns: dict, args: tuple, min_time: float, rounds: int = 7) -> dict:
     """Best wall-clock (``name``) and CPU (``name`` with ``_s`` -> ``_cpu_s``) seconds
     per call of each function, timed round-robin: every round runs each function
-    for about ``min_time``, so a burst of load slows one sample, not one method."""
+    for about ``min_time``, so a burst of load slows one sample, not one method.
+    Also the median minor page faults per call (``_s`` -> ``_faults``)."""
     numbers = {}
     for name, fn in fns.items():
         fn(*args)  # warm up (jit traces, BLAS threads, caches)
@@ -72,18 +83,28 @@ def interleaved_times(fns: dict, args: tuple, min_time: float, rounds: int = 7) 
                 break
             number *= 2
         numbers[name] = number
-    best = {}
+    best: dict = {}
+    faults: dict = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
             number = numbers[name]
+            f0 = _minor_faults()
             w0, c0 = time.perf_counter(), time.process_time()
             for _ in range(number):
                 fn(*args)
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            faults[name].append((_minor_faults() - f0) / number)
             cpu_name = name[:-2] + "_cpu_s"
             best[name] = min(best.get(name, np.inf), wall / number)
             best[cpu_name] = min(best.get(cpu_name, np.inf), cpu / number)
+    if resource is not None:
+        for name, counts in faults.items():
+            best[name[:-2] + "_faults"] = float(np.median(counts))
     return best
+
+
+def _minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource is not None else 0
 
 
 # ---------------------------------------------------------------------------
@@ -193,8 +214,10 @@ def report(result: dict) -> str:
     lines = ["CPU time of this process (wall-clock in parentheses)",
              table([[f"{r['batch']}x{r['width']}", _both(r, "numpy", 1e3), _both(r, "jit", 1e3),
                      f"{r['jit_ratio']:.3g} ({r['jit_wall_ratio']:.3g})",
+                     f"{r.get('numpy_faults', 0):.0f} / {r.get('jit_faults', 0):.0f}",
                      f"{r['equations']} -> {r['optimized_equations']}"] for r in result["mlp"]],
-                   ["MLP batch x width", "numpy ms", "jit ms", "jit/numpy", "equations"])]
+                   ["MLP batch x width", "numpy ms", "jit ms", "jit/numpy",
+                    "page faults/call numpy / jit", "equations"])]
     c, h, f = result["chain"], result["hessian"], result["first_call"]
     lines.append(table([[c["ops"], f"{c['numpy_us_per_op']:.3g} ({c['numpy_wall_us_per_op']:.3g})",
                          f"{c['jit_us_per_op']:.3g} ({c['jit_wall_us_per_op']:.3g})",

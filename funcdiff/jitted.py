@@ -143,6 +143,84 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     return True
 
 
+_MISS = object()  # what a guard returns for arguments of another signature
+
+
+def _compile_guard(args: tuple, entry: "_CacheEntry") -> Callable[[tuple], Any] | None:
+    """A function of the positional arguments that runs ``entry``'s program when
+    they have the structure, shapes and dtypes of ``args`` (and returns ``_MISS``
+    otherwise): the signature check of the fast path as straight-line code, one
+    type test per container and leaf and one comparison of all shapes and of all
+    dtypes. None when ``args`` holds anything but tuples, lists, str-keyed dicts,
+    arrays and scalars (the dict of signatures serves those)."""
+    ns: dict = {"_MISS": _MISS, "_nd": np.ndarray, "_asarray": np.asarray,
+                "_fn": entry.program.fn, "_unflatten": entry.unflatten}
+    lines = ["def guard(args):"]
+    leaves: list[str] = []
+    arrays: list[tuple[str, Any]] = []
+    counter = [0]
+
+    def fresh(prefix):
+        counter[0] += 1
+        return f"{prefix}{counter[0]}"
+
+    def const(value):
+        name = fresh("_c")
+        ns[name] = value
+        return name
+
+    def visit(x, name) -> bool:
+        t = type(x)
+        if t is np.ndarray:
+            leaves.append(name)
+            arrays.append((name, x))
+            return True
+        if t is tuple or t is list:
+            lines.append(f"    if type({name}) is not {const(t)} or len({name}) != {len(x)}:")
+            lines.append("        return _MISS")
+            if not x:
+                return True
+            names = [fresh("x") for _ in x]
+            lines.append(f"    {', '.join(names)}, = {name}")
+            return all(visit(c, n) for c, n in zip(x, names))
+        if t is dict:
+            if not all(type(k) is str for k in x):
+                return False
+            keys = sorted(x)
+            lines.append(f"    if type({name}) is not {const(dict)} or {name}.keys() != "
+                         f"{const(frozenset(keys))}:")
+            lines.append("        return _MISS")
+            names = [fresh("x") for _ in keys]
+            for n, k in zip(names, keys):
+                lines.append(f"    {n} = {name}[{const(k)}]")
+            return all(visit(x[k], n) for k, n in zip(keys, names))
+        if t is float or t is bool:
+            lines.append(f"    if type({name}) is not {const(t)}:")
+            lines.append("        return _MISS")
+            leaves.append(f"_asarray({name})")
+            return True
+        if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+            lines.append(f"    if type({name}) is not {const(t)}:")
+            lines.append("        return _MISS")
+            leaves.append(name)
+            return True
+        return False
+    if not visit(args, "args"):
+        return None
+    if arrays:
+        names = [n for n, _ in arrays]
+        lines.append(f"    if type({') is not _nd or type('.join(names)}) is not _nd:")
+        lines.append("        return _MISS")
+        shapes = "".join(f"{n}.shape, " for n in names)
+        dtypes = "".join(f"{n}.dtype, " for n in names)
+        lines.append(f"    if ({shapes}) != {const(tuple(a.shape for _, a in arrays))} or "
+                     f"({dtypes}) != {const(tuple(a.dtype for _, a in arrays))}:")
+        lines.append("        return _MISS")
+    lines.append(f"    return _unflatten(_fn({', '.join(leaves)}))")
+    exec("\n".join(lines) + "\n", ns)  # generated identifiers only; values are in ns
+    return ns["guard"]
+
+
 def _describe_avals(avals: Sequence[ShapedArray]) -> str:
     return "(" + ", ".join(a.str_short() for a in avals) + ("," if len(avals) == 1 else "") + ")"
 
@@ -159,6 +237,7 @@ class Jitted:
         self.trace_count = 0
         self._cache: dict = {}
         self._fast: dict = {}
+        self._guard: Callable[[tuple], Any] | None = None  # the last signature, as code
         self._name = getattr(f, "__name__", type(f).__name__)
         functools.update_wrapper(self, f, updated=())  # never copy f's __dict__ (f may be Jitted)
         try:
@@ -316,6 +395,8 @@ class Jitted:
             fast = self._fast_key(args)
             if fast is not None:
                 self._fast[fast[0]] = entry  # (hashable: the static values were checked)
+                if not static and entry.program is not None:
+                    self._guard = _compile_guard(args, entry)
         return entry, leaves
 
     def _trace(self, args, static, static_kw, in_tree, avals) -> _CacheEntry:
@@ -372,7 +453,11 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         if not kwargs and _core._dynamic[-1].level == 0:
-            # the fast path: a known signature of plain arrays runs its program directly
+            # the fast paths: a known signature of plain arrays runs its program directly
+            if self._guard is not None:
+                out = self._guard(args)
+                if out is not _MISS:
+                    return out
             fast = self._fast_key(args)
             if fast is not None:
                 try:
@@ -412,6 +497,7 @@ class Jitted:
         """Forget every traced signature (the next call traces again)."""
         self._cache.clear()
         self._fast.clear()
+        self._guard = None
 
     def __get__(self, obj, objtype=None):
         # a jitted method: bind the instance as the first (usually static) argument
@@ -426,9 +512,11 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     """Compile ``f``: trace it once per input signature and replay compiled Python.
 
     The traced program is optimised (inlined inner jits, identity ops, algebraic
-    identities, symbolic zeros, constant folding, common subexpressions, dead
-    code) and compiled to one line of numpy per operation; programs of 0-d
-    floats run as Python-float code. The cache key is the pytree structure,
+    identities, symbolic zeros, constant folding, common subexpressions, the
+    vanishing cotangent of a softmax's max shift, dead code) and compiled to
+    one line of numpy per operation (indexing along an axis and its gradient
+    as one numpy advanced-indexing call); programs of 0-d floats run as
+    Python-float code. The cache key is the pytree structure,
     shapes and dtypes of the arguments and the values of the static ones.
     jit composes with every transform in every order.
 

@@ -611,6 +611,112 @@ def test_jit_of_constant_outputs_returns_values_callers_cannot_corrupt():
     assert_same(table, np.arange(3.0))
 
 
+# --- fused indexing, the fast path's signature check, 0-d operators ------------------------
+
+
+def _fused_groups(closed) -> list[str]:
+    """The fused indexing groups the compiled program of ``closed`` runs."""
+    program = compile_jaxpr(optimize(closed))
+    return sorted(v.__name__ for v in program.fn.__globals__.values()
+                  if callable(v) and getattr(v, "__name__", "").startswith("fused_"))
+
+
+ALONG_AXIS = [  # (array shape, axis, indices shape)
+    ((6, 5), 1, (6, 1)), ((6, 5), 0, (1, 5)), ((6, 5), 1, (6, 3)), ((3, 4, 5), 1, (3, 2, 5)),
+    ((3, 4, 5), 2, (3, 4, 1)), ((7,), 0, (4,)), ((6, 5), -1, (1, 2)),
+]
+
+
+@pytest.mark.parametrize("shape, axis, ishape", ALONG_AXIS)
+def test_take_along_axis_and_its_gradient_run_as_advanced_indexing(shape, axis, ishape):
+    x, w = RNG.standard_normal(shape), RNG.standard_normal(shape)
+    n = shape[axis]
+    i = RNG.integers(-n, n, ishape)  # negative indices wrap once
+
+    def f(x, i):
+        return fnp.take_along_axis(x, i, axis=axis)
+
+    def loss(x, i):
+        return fnp.sum(fnp.sin(f(x, i)) * fnp.take_along_axis(w, i, axis=axis))
+    assert_same(fd.jit(f)(x, i), np.take_along_axis(x, i, axis=axis), rtol=0)
+    assert_same(fd.jit(fd.grad(loss))(x, i), fd.grad(loss)(x, i), rtol=1e-14)
+    kind = "" if len(shape) == 1 else "_along_axis"  # a 1-d take along axis is a take
+    assert _fused_groups(fd.make_jaxpr(f)(x, i)) == ["fused_take" + kind]
+    assert "fused_scatter_add" + kind in _fused_groups(fd.make_jaxpr(fd.grad(loss))(x, i))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_take_of_traced_indices_and_its_gradient_run_as_advanced_indexing(axis):
+    x = RNG.standard_normal((3, 4, 5))
+    n = x.shape[axis]
+    i = RNG.integers(-n, n, (2, 3))
+
+    def loss(x, i):
+        return fnp.sum(fnp.take(x, i, axis=axis) ** 2)
+    assert_same(fd.jit(lambda x, i: fnp.take(x, i, axis=axis))(x, i), np.take(x, i, axis=axis),
+                rtol=0)
+    assert_same(fd.jit(fd.grad(loss))(x, i), fd.grad(loss)(x, i), rtol=1e-14)
+    assert _fused_groups(fd.make_jaxpr(fd.grad(loss))(x, i)) == ["fused_scatter_add",
+                                                                 "fused_take"]
+
+
+def test_fused_indexing_out_of_range_does_what_the_unfused_program_does():
+    x = RNG.standard_normal((3, 4))
+
+    def f(x, i):
+        return fd.value_and_grad(lambda x: fnp.sum(fnp.take_along_axis(x, i, axis=1) ** 3))(x)
+    closed = optimize(fd.make_jaxpr(f)(x, np.zeros((3, 1), np.int64)))
+    fused, unfused = compile_jaxpr(closed), compile_jaxpr(closed, fuse=False)
+    assert _fused_groups(closed) and not any(
+        callable(v) and getattr(v, "__name__", "").startswith("fused_")
+        for v in unfused.fn.__globals__.values())
+    for i in ([[0], [3], [-4]], [[4], [0], [1]]):  # in range; past the end of a row
+        i = np.array(i)
+        assert_same(fused(x, i), unfused(x, i), rtol=0)
+    for i in ([[-5], [0], [0]], [[0], [0], [4]]):  # before the start; past the end
+        for program in (fused, unfused):
+            with pytest.raises(ix.IndexOutOfBoundsError):
+                program(x, np.array(i))
+
+
+def test_the_fast_path_checks_structure_shapes_and_dtypes_of_every_call():
+    def f(t):
+        return t["a"][0] * 2.0 + fnp.sum(t["a"][1]) + t["b"]
+    base = {"a": (np.ones(3), np.ones((2, 2))), "b": 1.0}
+    variants = [base,
+                {"a": (np.ones(3, np.float32), np.ones((2, 2))), "b": 1.0},   # a dtype
+                {"a": (np.ones(4), np.ones((2, 2))), "b": 1.0},               # a shape
+                {"a": [np.ones(3), np.ones((2, 2))], "b": 1.0},               # list, not tuple
+                {"a": (np.ones(3), np.ones((2, 2))), "b": np.float32(1.0)},   # scalar type
+                {"a": (np.ones(3), np.ones((2, 2))), "b": True}]
+    jitted = fd.jit(f)
+    for round_ in range(2):
+        for k, v in enumerate(variants):
+            for _ in range(2):  # the second call of a signature takes the fast path
+                assert_same(jitted(v), f(v))
+            assert jitted.trace_count == len(variants) if round_ else k + 1
+    with pytest.raises(InvalidArgumentError):
+        jitted({"a": (np.ones(3), "text"), "b": 1.0})
+
+
+def test_0d_arithmetic_in_array_programs_keeps_numpy_types_and_semantics():
+    def f(x, y):
+        s = fnp.sum(x)  # a 0-d value of an array program
+        return s / y, s * y - y, (s + 1.0) / s
+    closed = optimize(fd.make_jaxpr(f)(np.ones(3, np.float32), np.float32(2.0)))
+    program = compile_jaxpr(closed)
+    assert " / " in program.source and " * " in program.source  # operators, not ufunc calls
+    x = np.arange(3, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        got, want = program(x, np.float32(0.0)), f(x, np.float32(0.0))
+    assert_same(got, list(want), rtol=0)  # inf where numpy gives it
+    assert all(type(g) is np.float32 for g in got)
+    closed = optimize(fd.make_jaxpr(f)(np.ones(3), 2.0))
+    with np.errstate(all="ignore"):  # a Python float argument: still numpy's division
+        got, want = compile_jaxpr(closed)(np.zeros(3), 0.0), f(np.zeros(3), np.float64(0.0))
+    assert_same(got, list(want), rtol=0)  # nan and inf, no ZeroDivisionError
+
+
 # --- random programs under jit and its compositions -----------------------------------------
 
 

@@ -348,6 +348,87 @@ def test_zero_elimination_leaves_nonzero_fills_alone():
     assert passes.eliminate_zeros(before) is before
 
 
+# --- drop_softmax_shift_cotangents ---------------------------------------------------------
+
+
+def _other_passes_to_a_fixed_point(closed):
+    """Every pass but drop_softmax_shift_cotangents, run until nothing changes."""
+    others = [p for p in passes.PASSES if p is not passes.drop_softmax_shift_cotangents]
+    for _ in range(10):
+        before = closed
+        for p in others:
+            closed = p(closed)
+        if closed is before:
+            return closed
+    raise AssertionError("no fixed point")
+
+
+def _log_softmax(x, axis):
+    z = x - fnp.max(x, axis=axis, keepdims=True)
+    return z - fnp.log(fnp.sum(fnp.exp(z), axis=axis, keepdims=True))
+
+
+def _softmax(x, axis):
+    e = fnp.exp(x - fnp.max(x, axis=axis, keepdims=True))
+    return e / fnp.sum(e, axis=axis, keepdims=True)
+
+
+SOFTMAX_LOSSES = [  # (loss of x and weights w, reduced axis)
+    (lambda x, w: -fnp.sum(w * _log_softmax(x, 1)), 1),     # cross-entropy with soft labels
+    (lambda x, w: fnp.sum(_softmax(x, 1) * w), 1),
+    (lambda x, w: fnp.sum(_log_softmax(x, 0) ** 2 * w), 0),  # leading axis: no keepdims reshape
+    (lambda x, w: fnp.sum(fnp.sin(_softmax(x.T, -1)) * w.T), -1),
+]
+
+
+@pytest.mark.parametrize("loss, axis", SOFTMAX_LOSSES)
+def test_the_cotangent_of_a_softmax_shift_is_dropped(loss, axis):
+    x, w = RNG.standard_normal((4, 5)), RNG.uniform(0, 1, (4, 5))
+    x[1, 2] = x[1, 4] = x[1].max() + 1.0  # a tie: the max cotangent is shared between two
+    before = _other_passes_to_a_fixed_point(fd.make_jaxpr(fd.grad(loss))(x, w))
+    after = passes.drop_softmax_shift_cotangents(before)
+    after = passes.eliminate_dead_code(after)
+    assert "eq" in names(before) and "eq" not in names(after)  # the argmax mask is gone
+    assert names(after).count("reduce_sum") < names(before).count("reduce_sum")
+    assert_same_values(before, after, x, w, rtol=1e-12)
+    np.testing.assert_allclose(run(after, x, w)[0], fd.grad(loss)(x, w), rtol=1e-12)
+
+
+def test_rows_holding_a_nan_stay_nan_without_the_shift_cotangent():
+    loss = SOFTMAX_LOSSES[0][0]
+    x, w = RNG.standard_normal((3, 4)), RNG.uniform(0, 1, (3, 4))
+    x[1, 1] = np.nan
+    before = fd.make_jaxpr(fd.grad(loss))(x, w)
+    after = passes.optimize(before)
+    assert "eq" not in names(after)
+    got, want = run(after, x, w)[0], run(before, x, w)[0]
+    assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
+    np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss", [
+    lambda x: fnp.sum((x - fnp.max(x, axis=1, keepdims=True)) ** 2),        # not shift-invariant
+    lambda x: fnp.sum(fnp.exp(x - fnp.max(x, axis=1, keepdims=True))),      # not normalised
+    lambda x: fnp.sum(fnp.exp(x - fnp.max(x, axis=1, keepdims=True))
+                      / fnp.sum(fnp.exp(x), axis=1, keepdims=True)),        # shifted once only
+])
+def test_a_max_whose_cotangent_does_not_vanish_keeps_it(loss):
+    x = RNG.standard_normal((3, 4))
+    before = _other_passes_to_a_fixed_point(fd.make_jaxpr(fd.grad(loss))(x))
+    assert passes.drop_softmax_shift_cotangents(before) is before
+    np.testing.assert_allclose(run(passes.optimize(before), x)[0], fd.grad(loss)(x), rtol=1e-12)
+
+
+def test_only_the_softmax_part_of_a_max_cotangent_is_dropped():
+    def loss(x):  # the max also scales the result: that part of its cotangent stays
+        return fnp.sum(_softmax(x, 1) * fnp.max(x, axis=1, keepdims=True))
+    x = RNG.standard_normal((3, 4))
+    before = _other_passes_to_a_fixed_point(fd.make_jaxpr(fd.grad(loss))(x))
+    after = passes.eliminate_dead_code(passes.drop_softmax_shift_cotangents(before))
+    assert len(after.eqns) < len(before.eqns) and "eq" in names(after)
+    assert_same_values(before, after, x, rtol=1e-12)
+
+
 # --- inline_calls and optimize ------------------------------------------------------------
 
 
@@ -382,7 +463,8 @@ BINARY = ["add", "sub", "mul", "max", "min", "div_soft"]
 OPS = (["unary"] * 4 + ["binary"] * 4
        + ["reduce_sum", "reduce_max", "reshape", "transpose", "broadcast", "dot", "select",
           "mul_one", "add_zero", "add_zeros", "mul_zeros", "neg_neg", "transpose_twice",
-          "sum_of_broadcast", "const", "duplicate", "reshape_twice", "convert_twice"])
+          "sum_of_broadcast", "const", "duplicate", "reshape_twice", "convert_twice",
+          "log_softmax", "take_along"])
 
 
 def _compatible(a, b):
@@ -457,6 +539,22 @@ def _apply(op, a, b, k, consts):
     if op == "convert_twice":
         f32 = P("convert_element_type", a, new_dtype=np.dtype(np.float32))
         return P("convert_element_type", f32, new_dtype=np.dtype(np.float64))
+    if op == "log_softmax":  # stabilised by the max: its cotangent vanishes
+        if not sa:
+            return P("exp", a)
+        axis = k % len(sa)
+        z = a - fnp.max(a, axis=axis, keepdims=True)
+        if k % 2:
+            return z - fnp.log(fnp.sum(fnp.exp(z), axis=axis, keepdims=True))
+        return fnp.exp(z) / fnp.sum(fnp.exp(z), axis=axis, keepdims=True)
+    if op == "take_along":  # traced indices in [-n, n): the wrap of negatives is exercised
+        if not sa:
+            return P("sin", a)
+        axis = k % len(sa)
+        src = a if k % 2 else fnp.max(a, axis=axis, keepdims=True)
+        idx = P("convert_element_type", P("floor", P("mul", P("tanh", src), float(sa[axis]))),
+                new_dtype=np.dtype(np.int64))
+        return fnp.take_along_axis(a, idx, axis=axis)
     raise AssertionError(op)
 
 

@@ -2,9 +2,13 @@
 
 Each equation becomes one line: a direct numpy call when the primitive has a
 lowering here (a ufunc, ``np.dot``, ``ufunc.reduce``, a method such as
-``reshape``), else its ``impl`` with its params. Replaying a program costs one
-Python call per equation and nothing else: no tracing, no dispatch through
-``bind``, no re-validation of shapes the tracer already checked.
+``reshape``; an operator for 0-d floats, which numpy's scalars run faster),
+else its ``impl`` with its params. Replaying a program costs one Python call
+per equation and nothing else: no tracing, no dispatch through ``bind``, no
+re-validation of shapes the tracer already checked. Before that, the groups
+of equations that index along an axis (the gathers and scatter-adds of
+``take_along_axis`` and ``take`` with their index arithmetic) become one
+numpy advanced-indexing call each (``interpreters/fusion.py``).
 
 Memory: every intermediate is deleted right after its last use, so the peak
 memory of a program (a backward pass in particular) is what it needs. An
@@ -35,6 +39,7 @@ import numpy as np
 
 from funcdiff.core import ShapedArray
 from funcdiff.errors import FunctionalDiffError
+from funcdiff.interpreters.fusion import FusedEqn, fuse_indexing
 from funcdiff.ir import ClosedJaxpr, Literal, Var
 
 _REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay
@@ -104,15 +109,18 @@ def _impl_of(eqn) -> Callable:
 class _Program:
     """Aliases (stop_gradient), names and last uses of a jaxpr's variables."""
 
-    def __init__(self, closed: ClosedJaxpr):
+    def __init__(self, closed: ClosedJaxpr, fuse: bool = True):
         self.closed = closed
         jaxpr = closed.jaxpr
         self.alias: dict[Var, Any] = {}
         for eqn in jaxpr.eqns:
             if eqn.primitive.name == "stop_gradient" and len(eqn.invars) == 1:
                 self.alias[eqn.outvars[0]] = self.resolve(eqn.invars[0])
-        self.eqns = [(i, e) for i, e in enumerate(jaxpr.eqns)
-                     if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
+        eqns = [e for e in jaxpr.eqns if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
+        if fuse:
+            eqns = fuse_indexing(eqns, dict(zip(jaxpr.constvars, closed.consts)), jaxpr.outvars,
+                                 self.resolve, _compile_unfused)
+        self.eqns = list(enumerate(eqns))
         self.last_use: dict[Var, int] = {}
         for i, eqn in self.eqns:
             for a in eqn.invars:
@@ -187,7 +195,18 @@ class _Emitter:
         return None
 
 
+# ufuncs that numpy's float scalars implement as operators, at a fraction of a
+# ufunc call's cost and with the same IEEE result (a numpy scalar, as the ufunc gives)
+_SCALAR_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/"}
+
+
 def _ufunc_call(em: _Emitter, eqn, ufunc, args: list[str]) -> tuple[str, bool]:
+    out = eqn.outvars[0].aval
+    op = _SCALAR_OPERATORS.get(ufunc)
+    if (op is not None and out.ndim == 0 and out.dtype.kind == "f" and len(args) == 2
+            and all(em.program.resolve(a).aval.dtype == out.dtype for a in eqn.invars)
+            and any(em.is_numpy(a) for a in eqn.invars)):
+        return f"({args[0]} {op} {args[1]})", False
     f = em.ns.add("f", ufunc)
     call = f"{f}({', '.join(args)})"
     k = em.reusable(eqn)
@@ -231,13 +250,14 @@ def _lower_reduce(ufunc, kinds):
 
 def _safe_mul_fast(impl: Callable) -> Callable:
     """safe_mul as its impl computes it, with a cheaper test for the common case:
-    a finite sum of the product means every element is finite, so no zero
-    factor met an inf; otherwise the impl itself recomputes the result."""
-    multiply, total = np.multiply, np.add.reduce
+    a finite sum of squares of the product (one BLAS dot) means every element
+    is finite, so no zero factor met an inf; otherwise (also when the squares
+    overflow) the impl itself recomputes the result."""
+    multiply, squares = np.multiply, np.vdot
 
     def safe_mul(x, y):
         out = multiply(x, y)
-        s = total(out, None) if type(out) is np.ndarray else out
+        s = squares(out, out) if type(out) is np.ndarray else out
         if s - s == 0:
             return out
         return impl(x, y)
@@ -382,7 +402,10 @@ def _numpy_source(program: _Program, fn_name: str) -> tuple[str, dict]:
         args = [em.ref(a) for a in eqn.invars]
         lowered = None
         rule = _LOWERINGS.get(eqn.primitive.name)
-        if rule is not None:
+        if type(eqn) is FusedEqn:
+            call = f"{em.ns.add('f', eqn.primitive.impl)}({', '.join(args)})"
+            lowered = call, not eqn.reshaped
+        elif rule is not None:
             lowered = rule(em, eqn, args)
         elif not eqn.primitive.multiple_results:
             lowered = _lower_elementwise(em, eqn, args)
@@ -531,20 +554,26 @@ def _scalar_source(program: _Program, fn_name: str,
 # ---------------------------------------------------------------------------
 
 
+def _compile_unfused(closed: ClosedJaxpr) -> CompiledProgram:
+    return compile_jaxpr(closed, "unfused", fuse=False)
+
+
 def _exec(source: str, namespace: dict, fn_name: str, label: str) -> Callable:
     code = compile(source, f"<funcdiff {label}>", "exec")
     exec(code, namespace)  # the source holds generated identifiers only
     return namespace[fn_name]
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str = "program") -> CompiledProgram:
+def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
+                  fuse: bool = True) -> CompiledProgram:
     """Generate, compile and return the Python function that runs ``closed``.
 
     The function takes the jaxpr's inputs positionally and returns a list of
     its outputs. ``name`` only labels the code object (for tracebacks); it
-    never enters the source.
+    never enters the source. ``fuse`` runs along-axis indexing as numpy's
+    advanced indexing (see ``interpreters/fusion.py``).
     """
-    program = _Program(closed)
+    program = _Program(closed, fuse)
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]
     source, namespace = _numpy_source(program, "program")
     fn = _exec(source, namespace, "program", label)

@@ -18,9 +18,13 @@ runs them to a fixed point.
   zero constants): x+0 -> x, x*0 -> 0 (finite x), f(0) -> 0 for f(0) = 0.
 - ``fold_constants``: evaluate equations whose inputs are all known now.
 - ``eliminate_common_subexpressions``: reuse an equal equation's result.
+- ``drop_softmax_shift_cotangents`` (in ``idioms.py``, with the passes that
+  know a numerical idiom as a whole): drop the cotangent of the max that
+  stabilises a softmax, which cancels to zero up to rounding.
 - ``eliminate_dead_code``: drop equations whose results are unused.
 
-IEEE semantics are kept except for the sign of zero (``x + 0`` becomes ``x``,
+The passes share ``rewriter.Rewriter``, which rebuilds a program equation by
+equation. IEEE semantics are kept except for the sign of zero (``x + 0`` becomes ``x``,
 so -0.0 + 0.0 gives -0.0): ``x * 0`` is rewritten to 0 only when ``x`` is
 certainly finite, since inf * 0 is nan; ``safe_mul``, whose meaning is that
 0 times anything is 0, always vanishes with a zero factor.
@@ -28,18 +32,17 @@ certainly finite, since inf * 0 is nan; ``safe_mul``, whose meaning is that
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
 
-from funcdiff.core import Primitive, ShapedArray, Tracer, get_aval
-from funcdiff.errors import FunctionalDiffError, JaxprTypeError
+from funcdiff.errors import FunctionalDiffError
+from funcdiff.interpreters.idioms import drop_softmax_shift_cotangents
+from funcdiff.interpreters.rewriter import (MAX_FILL_SCAN, Rewriter, aval_size, is_concrete,
+                                            scalar_literal)
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 _MAX_FOLD_ELEMENTS = 1 << 14   # fold constants up to this size, to keep programs small
-_MAX_FILL_SCAN = 1 << 14       # constants up to this size are checked for being uniform
-_MAX_EYE_SCAN = 1 << 22        # constants up to this size are checked for being identities
 
 # primitives whose result is a pure reshaping of their single operand
 _RESHAPES = ("reshape", "squeeze", "expand_dims")
@@ -61,187 +64,6 @@ _ZERO_PRESERVING_UNARY = frozenset((
     "reduce_min", "cumsum", "cummax", "cummin"))
 
 
-def _size(aval: ShapedArray) -> int:
-    return math.prod(aval.shape)  # (cheaper than aval.size, which goes through numpy)
-
-
-def _prim(name: str) -> Primitive:
-    from funcdiff.core import all_primitives
-    return all_primitives()[name]
-
-
-def _scalar(value: Any, dtype: np.dtype) -> Literal:
-    """A 0-d literal of ``dtype``."""
-    val = np.asarray(value, dtype)[()]
-    return Literal(val, ShapedArray((), np.dtype(dtype)))
-
-
-class _Rewriter:
-    """Rebuilds a jaxpr equation by equation with variables substituted.
-
-    ``read`` maps an atom of the input program to its atom in the output;
-    ``producer`` maps a variable of the output program to the equation that
-    defines it, so rewrites can look at an operand's definition.
-    """
-
-    def __init__(self, closed: ClosedJaxpr):
-        self.closed = closed
-        self.env: dict[Var, Any] = {}
-        self.eqns: list[Eqn] = []
-        self.constvars = list(closed.jaxpr.constvars)
-        self.consts = list(closed.consts)
-        self.const_of: dict[Var, Any] = dict(zip(self.constvars, self.consts))
-        self.producer: dict[Var, Eqn] = {}
-        self.changed = False
-        self._fills: dict[Var, Any] = {}
-        self._uses: dict[Var, int] | None = None
-
-    def read(self, a):
-        if type(a) is Literal:
-            return a
-        return self.env.get(a, a)
-
-    def value(self, a):
-        """The known value of atom ``a`` (literal or constant), or None."""
-        a = self.read(a)
-        if type(a) is Literal:
-            return a.val
-        return self.const_of.get(a)
-
-    def fill(self, a):
-        """The scalar that fills atom ``a`` entirely, if known (literal, uniform
-        constant, broadcast of either), else None."""
-        a = self.read(a)
-        if type(a) is Literal:
-            return a.val
-        if a in self._fills:
-            return self._fills[a]
-        result = None
-        c = self.const_of.get(a)
-        if c is not None:
-            if not isinstance(c, Tracer):
-                arr = np.asarray(c)
-                if 0 < arr.size <= _MAX_FILL_SCAN and arr.dtype.kind in "biufc":
-                    first = arr.flat[0]
-                    if np.all(arr == first):
-                        result = first
-        else:
-            eqn = self.producer.get(a)
-            if eqn is not None and eqn.primitive.name == "broadcast_in_dim" and _size(a.aval):
-                result = self.fill(eqn.invars[0])
-        self._fills[a] = result
-        return result
-
-    def is_eye(self, a) -> bool:
-        """Whether atom ``a`` is a constant identity matrix (jacfwd/jacrev bases)."""
-        c = self.const_of.get(self.read(a)) if type(a) is Var else None
-        if c is None or isinstance(c, Tracer):
-            return False
-        key = ("eye", id(c))
-        if key not in self._fills:
-            arr = np.asarray(c)
-            self._fills[key] = bool(arr.ndim == 2 and arr.shape[0] == arr.shape[1]
-                                    and arr.size <= _MAX_EYE_SCAN
-                                    and np.array_equal(arr, np.eye(arr.shape[0])))
-        return self._fills[key]
-
-    def is_fill(self, a, target: float) -> bool:
-        v = self.fill(a)
-        if v is None:
-            return False
-        try:
-            return bool(v == target)
-        except (TypeError, ValueError):
-            return False
-
-    def replace(self, var: Var, atom) -> None:
-        atom = self.read(atom)
-        if atom.aval != var.aval:
-            raise JaxprTypeError(f"internal error in an optimisation pass: replacing "
-                                 f"{var.aval.str_short()} by {atom.aval.str_short()}")
-        self.env[var] = atom
-        self.changed = True
-        if type(atom) is Var and self.uses(atom) == 0:  # a new variable takes var's uses
-            self._uses[atom] = self._uses.get(var, 0)
-
-    def uses(self, a) -> int:
-        """How many times the program uses variable ``a`` (in equations and outputs)."""
-        if self._uses is None:
-            counts: dict = {}
-            j = self.closed.jaxpr
-            for eqn in j.eqns:
-                for x in eqn.invars:
-                    if type(x) is Var:
-                        counts[x] = counts.get(x, 0) + 1
-            for x in j.outvars:
-                if type(x) is Var:
-                    counts[x] = counts.get(x, 0) + 1
-            self._uses = counts
-        return self._uses.get(a, 0)
-
-    def emit(self, eqn: Eqn, invars=None) -> Eqn:
-        """Copy ``eqn`` into the output with its inputs substituted."""
-        ins = [self.read(a) for a in (eqn.invars if invars is None else invars)]
-        new = eqn if ins == eqn.invars else Eqn(eqn.primitive, ins, eqn.params, eqn.outvars)
-        self.eqns.append(new)
-        for v in new.outvars:
-            self.producer[v] = new
-        return new
-
-    def add(self, name: str, *ins, **params) -> Var:
-        """Append a new equation ``name[params](*ins)`` and return its result."""
-        prim = _prim(name)
-        ins = [self.read(a) for a in ins]
-        aval = prim.abstract_eval(*[a.aval for a in ins], **params)
-        out = Var(aval)
-        eqn = Eqn(prim, ins, params, [out])
-        self.eqns.append(eqn)
-        self.producer[out] = eqn
-        self.changed = True
-        return out
-
-    def zeros(self, aval: ShapedArray):
-        """An atom that is zero of ``aval``: a literal or a broadcast literal."""
-        lit = _scalar(0, aval.dtype)
-        if aval.shape == ():
-            return lit
-        return self.add("broadcast_in_dim", lit, shape=aval.shape, broadcast_dimensions=())
-
-    def broadcast(self, x, aval: ShapedArray):
-        """``x`` broadcast (numpy rules) to ``aval``'s shape, or None if impossible."""
-        x = self.read(x)
-        if x.aval.dtype != aval.dtype:
-            return None
-        if x.aval.shape == aval.shape:
-            return x
-        lead = len(aval.shape) - len(x.aval.shape)
-        if lead < 0 or any(s not in (1, t) for s, t in zip(x.aval.shape, aval.shape[lead:])):
-            return None
-        return self.add("broadcast_in_dim", x, shape=aval.shape,
-                        broadcast_dimensions=tuple(range(lead, len(aval.shape))))
-
-    def add_const(self, value) -> Any:
-        aval = get_aval(value)
-        if aval.shape == ():
-            return Literal(value, aval)
-        v = Var(aval)
-        self.constvars.append(v)
-        self.consts.append(value)
-        self.const_of[v] = value
-        return v
-
-    def finish(self) -> ClosedJaxpr:
-        if not self.changed:
-            return self.closed
-        j = self.closed.jaxpr
-        out = Jaxpr(self.constvars, list(j.invars), self.eqns, [self.read(a) for a in j.outvars])
-        return ClosedJaxpr(out, self.consts, self.closed.in_tree, self.closed.out_tree)
-
-
-def _is_concrete(x: Any) -> bool:
-    return x is not None and not isinstance(x, Tracer)
-
-
 # ---------------------------------------------------------------------------
 # inline_calls
 
@@ -255,7 +77,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     from funcdiff.interpreters.call import call_p
     if not any(e.primitive is call_p for e in closed.jaxpr.eqns):
         return closed
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     rw.changed = True
     for eqn in closed.jaxpr.eqns:
         if eqn.primitive is not call_p:
@@ -312,7 +134,7 @@ def _is_identity(eqn: Eqn, x) -> bool:
 def forward_identities(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop reshapes, squeezes, transposes, converts, broadcasts, reverses, slices
     and empty reductions that return their operand unchanged."""
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
         if len(eqn.invars) == 1:
             x = rw.read(eqn.invars[0])
@@ -340,7 +162,7 @@ def _expanded_shape(x_shape, shape, dims):
     return tuple(full)
 
 
-def _reduce_sum_of_broadcast(rw: _Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
+def _reduce_sum_of_broadcast(rw: Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
     """reduce_sum(broadcast_in_dim(x)) -> broadcast(reduce_sum(x) * count)."""
     x = bcast.invars[0]
     shape, dims = bcast.params["shape"], tuple(bcast.params["broadcast_dimensions"])
@@ -356,7 +178,7 @@ def _reduce_sum_of_broadcast(rw: _Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
     x_axes = tuple(k for k, d in enumerate(dims) if d in axes)
     y = rw.add("reduce_sum", x, axes=x_axes) if x_axes else x
     if count != 1:
-        y = rw.add("mul", y, _scalar(count, dtype))
+        y = rw.add("mul", y, scalar_literal(count, dtype))
     kept = [d for d in range(len(shape)) if d not in axes]
     out_aval = eqn.outvars[0].aval
     new_dims = tuple(kept.index(d) for k, d in enumerate(dims) if d not in axes)
@@ -366,7 +188,7 @@ def _reduce_sum_of_broadcast(rw: _Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
     return True
 
 
-def _simplify_one(rw: _Rewriter, eqn: Eqn) -> bool:
+def _simplify_one(rw: Rewriter, eqn: Eqn) -> bool:
     """Rewrite ``eqn`` if a rule applies; True when it was handled."""
     name = eqn.primitive.name
     if len(eqn.outvars) != 1:
@@ -413,7 +235,7 @@ def _simplify_one(rw: _Rewriter, eqn: Eqn) -> bool:
         # neg(x * c) -> x * -c and neg(x / c) -> x / -c for a literal c: exact
         x, c = producers[0].invars
         if type(c) is Literal and c.aval.dtype.kind in "fc":
-            rw.replace(out, rw.add(pnames[0], x, _scalar(-np.asarray(c.val), c.aval.dtype)))
+            rw.replace(out, rw.add(pnames[0], x, scalar_literal(-np.asarray(c.val), c.aval.dtype)))
             return True
     if name in _NEG_COMMUTING and out.aval.dtype.kind in "fc":
         # f(neg a) -> neg f(a) for f linear in that operand (exact in IEEE arithmetic):
@@ -516,7 +338,7 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
             replace[v] = small
     if not replace:
         return closed
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     for eqn in j.eqns:
         v = eqn.outvars[0] if eqn.outvars else None
         if v in replace:
@@ -549,7 +371,7 @@ def simplify_algebra(closed: ClosedJaxpr) -> ClosedJaxpr:
     - round trips through a wider float (f32 -> f64 -> f32) -> x.
     """
     closed = _implicit_broadcasts(closed)  # first: the reshapes it makes may collapse below
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
         if not _simplify_one(rw, eqn):
             rw.emit(eqn)
@@ -560,7 +382,7 @@ def simplify_algebra(closed: ClosedJaxpr) -> ClosedJaxpr:
 # eliminate_zeros
 
 
-def _zeros_one(rw: _Rewriter, eqn: Eqn, zero: Callable[[Any], bool]) -> bool:
+def _zeros_one(rw: Rewriter, eqn: Eqn, zero: Callable[[Any], bool]) -> bool:
     name = eqn.primitive.name
     if len(eqn.outvars) != 1:
         return False
@@ -615,7 +437,7 @@ _FINITE_PRESERVING = frozenset(("broadcast_in_dim", "reshape", "squeeze", "expan
                                 "transpose", "rev", "slice", "neg", "abs", "sign"))
 
 
-def _finite(rw: _Rewriter, a, depth: int = 0) -> bool:
+def _finite(rw: Rewriter, a, depth: int = 0) -> bool:
     """Whether atom ``a`` is certainly finite: integers, finite constants, floats
     converted from integers, and moves of those (values from inputs may be inf)."""
     a = rw.read(a)
@@ -624,7 +446,7 @@ def _finite(rw: _Rewriter, a, depth: int = 0) -> bool:
     value = rw.value(a)
     if value is not None:
         arr = np.asarray(value)
-        return arr.size <= _MAX_FILL_SCAN and bool(np.all(np.isfinite(arr)))
+        return arr.size <= MAX_FILL_SCAN and bool(np.all(np.isfinite(arr)))
     eqn = rw.producer.get(a) if type(a) is Var else None
     if eqn is None or depth > 8:
         return False
@@ -648,10 +470,10 @@ def eliminate_zeros(closed: ClosedJaxpr) -> ClosedJaxpr:
     zeros, and scatter-adding zeros returns the operand. Every zero that
     remains is one broadcast of a scalar literal: a view, never a filled array.
     """
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
 
     def zero(a) -> bool:
-        return _size(a.aval) > 0 and rw.is_fill(a, 0)
+        return aval_size(a.aval) > 0 and rw.is_fill(a, 0)
     for eqn in closed.jaxpr.eqns:
         if not _zeros_one(rw, eqn, zero):
             rw.emit(eqn)
@@ -671,12 +493,12 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     equation whose evaluation fails is kept, so it fails when the program runs.
     """
     from funcdiff.interpreters.call import call_p
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
         values = [rw.value(a) for a in eqn.invars]
-        small = all(_size(v.aval) <= _MAX_FOLD_ELEMENTS for v in eqn.outvars)
+        small = all(aval_size(v.aval) <= _MAX_FOLD_ELEMENTS for v in eqn.outvars)
         if (small and eqn.primitive.impl is not None and eqn.primitive is not call_p
-                and all(_is_concrete(v) for v in values)):
+                and all(is_concrete(v) for v in values)):
             try:
                 with np.errstate(all="ignore"):
                     outs = eqn.primitive.impl(*values, **eqn.params)
@@ -712,7 +534,7 @@ def _order(key):
 def eliminate_common_subexpressions(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Reuse the result of an earlier equation with the same primitive, inputs
     and params (inputs in either order for commutative primitives)."""
-    rw = _Rewriter(closed)
+    rw = Rewriter(closed)
     seen: dict[Any, Eqn] = {}
     for eqn in closed.jaxpr.eqns:
         ins = [rw.read(a) for a in eqn.invars]
@@ -758,7 +580,7 @@ def eliminate_dead_code(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 PASSES: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = [
     forward_identities, simplify_algebra, eliminate_zeros, fold_constants,
-    eliminate_common_subexpressions, eliminate_dead_code,
+    eliminate_common_subexpressions, drop_softmax_shift_cotangents, eliminate_dead_code,
 ]
 
 
