@@ -21,6 +21,8 @@ runs them to a fixed point.
 - ``drop_softmax_shift_cotangents`` (in ``idioms.py``, with the passes that
   know a numerical idiom as a whole): drop the cotangent of the max that
   stabilises a softmax, which cancels to zero up to rounding.
+- ``orient_matmuls`` (in ``matmul_layout.py``): compute ``transpose(a @ b)`` as
+  ``b^T @ a^T`` when that puts the longer output axis last, where BLAS is fastest.
 - ``eliminate_dead_code``: drop equations whose results are unused.
 
 The passes share ``rewriter.Rewriter``, which rebuilds a program equation by
@@ -38,6 +40,7 @@ import numpy as np
 
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters.idioms import drop_softmax_shift_cotangents
+from funcdiff.interpreters.matmul_layout import orient_matmuls
 from funcdiff.interpreters.rewriter import (MAX_FILL_SCAN, Rewriter, aval_size, is_concrete,
                                             scalar_literal)
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -580,7 +583,8 @@ def eliminate_dead_code(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 PASSES: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = [
     forward_identities, simplify_algebra, eliminate_zeros, fold_constants,
-    eliminate_common_subexpressions, drop_softmax_shift_cotangents, eliminate_dead_code,
+    eliminate_common_subexpressions, drop_softmax_shift_cotangents, orient_matmuls,
+    eliminate_dead_code,
 ]
 
 
