@@ -17,6 +17,12 @@ operand's buffer (``out=``) when that is provably safe: the operand was
 produced by this program as a fresh array of the result's shape and dtype
 (so it is no argument, constant or view), and at run time nothing else
 refers to it (its reference count shows no view or other name holds it).
+Across calls, large intermediates that die that way are recycled: each
+program keeps a pool of dead buffers per (shape, dtype), at most as many as
+one call draws from it, and its ufunc and matrix-product results are written
+into them (``out=``). A training loop then allocates fresh memory only for the
+arrays it returns, and pays no page faults for the rest; the price is that a
+compiled program holds those buffers between calls.
 
 Programs whose values are all 0-d float64 (or bool) also get a Python-float
 version using the ``math`` module, roughly ten times cheaper per operation
@@ -163,6 +169,23 @@ class _Emitter:
         self.produced: set[Var] = set()   # variables held in locals of the function
         self.fresh: set[Var] = set()      # ... that hold arrays this program allocated
         self.index = 0                    # the equation being lowered
+        self.pools: dict[tuple, str] = {}  # (shape, dtype) -> name of its buffer pool
+        self.pool_sites: dict[str, int] = {}  # pool name -> allocations that draw on it
+
+    def pool(self, aval: ShapedArray, draw: bool = True) -> str | None:
+        """The name of the pool of recycled buffers for results of ``aval``, or
+        None when such results are too small to be worth recycling. ``draw``
+        counts one more allocation site taking buffers from it."""
+        if aval.ndim == 0 or math.prod(aval.shape) * aval.dtype.itemsize < _REUSE_MIN_BYTES:
+            return None
+        key = (aval.shape, aval.dtype)
+        name = self.pools.get(key)
+        if name is None:
+            name = self.pools[key] = self.ns.add("q", [], share=False)
+            self.pool_sites[name] = 0
+        if draw:
+            self.pool_sites[name] += 1
+        return name
 
     def ref(self, a) -> str:
         a = self.program.resolve(a)
@@ -209,12 +232,34 @@ def _ufunc_call(em: _Emitter, eqn, ufunc, args: list[str]) -> tuple[str, bool]:
         return f"({args[0]} {op} {args[1]})", False
     f = em.ns.add("f", ufunc)
     call = f"{f}({', '.join(args)})"
+    pool = em.pool(out)
+    if pool is not None:  # a buffer recycled from an earlier call, if one is free
+        call = f"{f}({', '.join(args)}, out={em.ns.add('f', _take)}({pool}))"
     k = em.reusable(eqn)
     if k is not None:
         buf = args[k]
         rc = em.ns.add("f", sys.getrefcount)
         call = f"{f}({', '.join(args)}, out={buf}) if {rc}({buf}) == {_SOLE} else {call}"
     return call, eqn.outvars[0].aval.ndim > 0
+
+
+def _take(pool: list) -> Any:
+    """A recycled buffer from ``pool``, or None (the ufunc then allocates)."""
+    try:
+        return pool.pop()
+    except IndexError:  # empty (pop, not a test first: another thread may share it)
+        return None
+
+
+
+def _dot_into(a, b, pool: list):
+    """``np.dot(a, b)``, written into a recycled buffer when one is free (np.dot
+    takes only a C-contiguous ``out`` of the exact result dtype; the pool's key
+    guarantees shape and dtype)."""
+    buf = _take(pool)
+    if buf is not None and buf.flags.c_contiguous:
+        return np.dot(a, b, out=buf)
+    return np.dot(a, b)
 
 
 # Primitives whose impl is a Python operator standing for a ufunc (faster on scalars).
@@ -282,12 +327,17 @@ def _lower_dot_general(em, eqn, args):
     dot = em.ns.add("f", np.dot)
     a, b = args
     if len(lc) == 1 and x.ndim <= 2 and y.ndim <= 2:
-        if lc == (x.ndim - 1,) and rc == (0,):
-            return f"{dot}({a}, {b})", eqn.outvars[0].aval.ndim > 0
-        if x.ndim == 2 and y.ndim == 2:
+        out = eqn.outvars[0].aval
+        pool = em.pool(out) if out.dtype.kind in "fc" else None
+        plain = lc == (x.ndim - 1,) and rc == (0,)
+        if not plain and x.ndim == 2 and y.ndim == 2:
             a = a if lc == (1,) else f"{a}.T"
             b = b if rc == (0,) else f"{b}.T"
-            return f"{dot}({a}, {b})", True
+            plain = True
+        if plain:
+            if pool is not None:
+                return f"{em.ns.add('f', _dot_into)}({a}, {b}, {pool})", True
+            return f"{dot}({a}, {b})", out.ndim > 0
     x_free = [i for i in range(x.ndim) if i not in lc]
     y_free = [i for i in range(y.ndim) if i not in rc]
     k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
@@ -430,9 +480,18 @@ def _numpy_source(program: _Program, fn_name: str) -> tuple[str, dict]:
             lhs = outs[0]
         lines.append(f"    {lhs} = {expr}")
         dead = program.dead_after(i, eqn, em.produced)
+        for v in dead:
+            pool = em.pool(v.aval, draw=False) if v in em.fresh else None
+            if pool is not None:  # recycle it, unless a view or another name holds it
+                rc = em.ns.add("f", sys.getrefcount)
+                lines.append(f"    if {rc}({em.names[v]}) == {_SOLE} and len({pool}) < "
+                             f"{pool}_depth: {pool}.append({em.names[v]})")
         if dead:
             lines.append(f"    del {', '.join(em.names[v] for v in dead)}")
     lines.append(f"    return [{', '.join(_output(em, a) for a in program.outputs)}]")
+    for pool, sites in em.pool_sites.items():
+        # a pool never holds more buffers than one call can draw from it
+        em.ns.values[f"{pool}_depth"] = sites
     return "\n".join(lines) + "\n", em.ns.values
 
 
