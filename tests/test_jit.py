@@ -542,6 +542,47 @@ def test_buffer_reuse_never_writes_into_arguments_constants_or_views():
     assert all(o.flags.writeable and o.base is None for o in out if o.ndim)
 
 
+def test_recycled_buffers_never_alias_results_views_or_other_calls():
+    a = RNG.standard_normal((64, 64))
+    w = RNG.standard_normal((64, 64))
+
+    def f(x):
+        h = fnp.tanh(x @ w)                 # fresh intermediates of one shape ...
+        v = h[:, :3]                        # ... a view of one of them is returned
+        g = (1.0 - h * h) @ w.T             # ... and results of the same shape
+        return g, v, fnp.sum(g * x)
+    jf = fd.jit(f)
+    assert "_depth" in jf.lower(a).source  # buffer pools are in use
+    first = jf(a)
+    kept = [np.array(o) for o in first]
+    for k in range(4):                      # later calls recycle dead buffers ...
+        out = jf(a * (k + 2))
+        for o, e in zip(out, f(a * (k + 2))):
+            np.testing.assert_allclose(o, e, rtol=1e-12)
+    for o, e in zip(first, kept):           # ... never the ones a caller holds
+        np.testing.assert_array_equal(o, e)
+
+
+def test_recycling_is_safe_across_threads():
+    import threading
+    w = RNG.standard_normal((96, 96))
+    jf = fd.jit(lambda x: fnp.tanh(fnp.tanh(x @ w) @ w) * 2.0 + x)
+    inputs = [RNG.standard_normal((96, 96)) for _ in range(4)]
+    expected = [np.asarray(jf(x)) for x in inputs]
+    errors = []
+
+    def worker(i):
+        for _ in range(30):
+            if not np.allclose(jf(inputs[i]), expected[i], rtol=1e-12):
+                errors.append(i)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
 def test_generated_source_holds_generated_identifiers_only():
     marker_p = Primitive("test_marker")  # a primitive with a string param
     marker_p.impl = lambda x, *, note: x
