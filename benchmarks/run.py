@@ -91,7 +91,7 @@ def quick_timing(enabled: bool):
 
 
 def _compare_reverse(result: dict, libs: list[str], quick: bool) -> list[dict]:
-    """bench_reverse's MLP value_and_grad, timed with the other libraries."""
+    """bench_reverse's MLP value_and_grad and scalar chain, timed with the other libraries."""
     import bench_reverse as br
     rows = []
     for r in result["mlp"]:
@@ -109,7 +109,56 @@ def _compare_reverse(result: dict, libs: list[str], quick: bool) -> list[dict]:
             rows.append({"workload": f"MLP value_and_grad {r['batch']}x{r['width']}",
                          "library": lib, "seconds": t, "funcdiff_seconds": ours,
                          "funcdiff_variant": variant, "ratio": t / ours})
+    chain = result["chain"]
+    x0, ref = 0.3, br.numpy_chain_grad(np.float64(0.3), chain["ops"])[1]
+    for lib in libs:
+        fn, variant = _chain_grad(lib, x0, chain["ops"])
+        np.testing.assert_allclose(float(fn()), ref, rtol=1e-10)
+        t = common.best_time(fn, repeat=25, min_time=0.01)
+        ours = chain[f"{variant}_us_per_op"] * chain["ops"] * 1e-6
+        rows.append({"workload": f"grad of the {chain['ops']}-op scalar chain", "library": lib,
+                     "seconds": t, "funcdiff_seconds": ours, "funcdiff_variant": variant,
+                     "ratio": t / ours})
     return rows
+
+
+def _chain_grad(lib: str, x0: float, n: int):
+    """A zero-argument callable computing the gradient of bench_reverse's scalar
+    chain with ``lib``, and which funcdiff variant it compares with."""
+    import bench_reverse as br
+
+    def chain(x, m):  # m: the library's module of sin, tanh, cos, square, exp
+        for i in range(n):
+            op = br.OPS[i % len(br.OPS)]
+            if op in ("sin", "tanh", "cos", "square"):
+                x = getattr(m, op)(x)
+            elif op == "mul":
+                x = x * 0.9
+            elif op == "add":
+                x = x + 0.1
+            else:
+                x = m.exp(x) * 0.5
+        return x
+    if lib == "jax":
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_enable_x64", True)
+        g = jax.jit(jax.grad(lambda x: chain(x, jnp)))
+        x = jnp.float64(x0)
+        return (lambda: g(x).block_until_ready()), "jit"
+    if lib == "torch":
+        import torch
+
+        def run():
+            x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+            return torch.autograd.grad(chain(x, torch), x)[0]
+        return run, "eager"
+    if lib == "autograd":
+        import autograd
+        import autograd.numpy as anp
+        g = autograd.grad(lambda x: chain(x, anp))
+        return (lambda: g(x0)), "eager"
+    raise ValueError(f"unknown library {lib!r}")
 
 
 def _mlp_value_and_grad(lib: str, params, x, labels):

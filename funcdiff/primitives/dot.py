@@ -193,16 +193,29 @@ dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
 
 
+_canonical: dict = {}  # dimension_numbers as given -> as tuples of ints (few distinct ones)
+
+
 def _canonical_dimension_numbers(dimension_numbers):
     try:
+        return _canonical[dimension_numbers]
+    except (KeyError, TypeError):  # new, or unhashable (lists)
+        pass
+    try:
         (lc, rc), (lb, rb) = dimension_numbers
-        return tuple(tuple(tuple(int(a) for a in axes) for axes in pair)
-                     for pair in ((lc, rc), (lb, rb)))
+        result = tuple(tuple(tuple(int(a) for a in axes) for axes in pair)
+                       for pair in ((lc, rc), (lb, rb)))
     except (TypeError, ValueError):
         raise ShapeError(
             "dot_general needs dimension_numbers=((lhs_contracting, rhs_contracting), "
             f"(lhs_batch, rhs_batch)) with tuples of axes, but got {dimension_numbers!r}"
         ) from None
+    try:
+        if len(_canonical) < 4096:
+            _canonical[dimension_numbers] = result
+    except TypeError:
+        pass
+    return result
 
 
 def dot_general(x, y, *, dimension_numbers):
