@@ -260,6 +260,7 @@ def _level_of(main: MainTrace) -> int:
 
 
 def find_top_trace(args: Sequence[Any]) -> Trace:
+    """The trace ``bind`` would hand a primitive applied to ``args``."""
     top = _dynamic[-1]
     for x in args:
         if isinstance(x, Tracer):
@@ -282,12 +283,10 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
     functions of the primitive modules): find the top trace among the
     arguments; with none and no staging active, run the numpy impl."""
     def bind_primitive(*args: Any, **params: Any) -> Any:
-        top = _dynamic[-1]
+        top = _dynamic[-1]  # find_top_trace's search, inline: this is the hottest path
         for x in args:
-            if isinstance(x, Tracer):
-                main = x._trace.main
-                if main.level > top.level:
-                    top = main
+            if isinstance(x, Tracer) and x._trace.main.level > top.level:
+                top = x._trace.main
         if top.level == 0:
             return primitive.impl(*args, **params)
         trace = top.trace

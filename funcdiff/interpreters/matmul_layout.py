@@ -20,6 +20,7 @@ mutates its input and returns it unchanged when there is nothing to do.
 
 from __future__ import annotations
 
+from funcdiff.interpreters.rewriter import use_counts
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 
 
@@ -36,14 +37,7 @@ def orient_matmuls(closed: ClosedJaxpr) -> ClosedJaxpr:
     output axis last (see the module docstring)."""
     j = closed.jaxpr
     producer: dict[Var, Eqn] = {}
-    uses: dict[Var, int] = {}
-    for eqn in j.eqns:
-        for a in eqn.invars:
-            if type(a) is Var:
-                uses[a] = uses.get(a, 0) + 1
-    for a in j.outvars:
-        if type(a) is Var:
-            uses[a] = uses.get(a, 0) + 1
+    uses = use_counts(j)
     swapped: dict[Eqn, Eqn] = {}  # transpose equation -> the product replacing it
     for eqn in j.eqns:
         if eqn.primitive.name == "dot_general":

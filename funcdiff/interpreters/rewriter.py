@@ -131,16 +131,7 @@ class Rewriter:
     def uses(self, a) -> int:
         """How many times the program uses variable ``a`` (in equations and outputs)."""
         if self._uses is None:
-            counts: dict = {}
-            j = self.closed.jaxpr
-            for eqn in j.eqns:
-                for x in eqn.invars:
-                    if type(x) is Var:
-                        counts[x] = counts.get(x, 0) + 1
-            for x in j.outvars:
-                if type(x) is Var:
-                    counts[x] = counts.get(x, 0) + 1
-            self._uses = counts
+            self._uses = use_counts(self.closed.jaxpr)
         return self._uses.get(a, 0)
 
     def emit(self, eqn: Eqn, invars=None) -> Eqn:
@@ -205,3 +196,15 @@ class Rewriter:
 def is_concrete(x: Any) -> bool:
     return x is not None and not isinstance(x, Tracer)
 
+
+def use_counts(jaxpr: Jaxpr) -> dict[Var, int]:
+    """How many times each variable is used, by equations and as an output."""
+    counts: dict[Var, int] = {}
+    for eqn in jaxpr.eqns:
+        for x in eqn.invars:
+            if type(x) is Var:
+                counts[x] = counts.get(x, 0) + 1
+    for x in jaxpr.outvars:
+        if type(x) is Var:
+            counts[x] = counts.get(x, 0) + 1
+    return counts
