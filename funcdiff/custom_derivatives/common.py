@@ -198,7 +198,17 @@ def _stage(owner: Any, fun_flat: Callable, leaves: list, name: str) -> _Staged:
     return _Staged(None, [], HeldFunction(fun_flat, name))
 
 
-def _out_avals(call_jaxpr, fun, num_consts, avals) -> list[ShapedArray]:
+# The impl, shape rule and cost of both custom call primitives (custom_jvp_call and
+# custom_vjp_call); ``rules`` are their jvp, or fwd and bwd, which these ignore.
+
+
+def call_impl(*args, call_jaxpr, fun, num_consts, **rules) -> list[Any]:
+    if call_jaxpr is not None:
+        return run_impls(call_jaxpr, args)
+    return list(fun(*args[num_consts:]))
+
+
+def call_abstract_eval(*avals, call_jaxpr, fun, num_consts, **rules) -> list[ShapedArray]:
     if call_jaxpr is not None:
         return list(call_jaxpr.out_avals)
     return list(trace_to_jaxpr(fun, list(avals[num_consts:])).out_avals)
@@ -221,7 +231,7 @@ def _add_tangents(a: list, b: list | None) -> list:
     return [add_cotangents(x, y) for x, y in zip(a, b)]
 
 
-def _call_cost(call_jaxpr, fun, num_consts, avals) -> dict:
+def call_cost(*avals, call_jaxpr, fun, num_consts, **rules) -> dict:
     from funcdiff.interpreters.passes import program_cost
     if call_jaxpr is None:
         try:

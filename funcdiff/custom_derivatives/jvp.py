@@ -19,10 +19,10 @@ import numpy as np
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bind_arguments,
-                                                _call_cost, _check_leaves, _closure_tangents,
-                                                _convert, _flat_function, _out_avals,
-                                                _split_nondiff, _stage, batch_to_front,
-                                                is_array_like, run_impls, unbatched_aval,
+                                                _check_leaves, _closure_tangents, _convert,
+                                                _flat_function, _split_nondiff, _stage,
+                                                batch_to_front, call_abstract_eval, call_cost,
+                                                call_impl, is_array_like, unbatched_aval,
                                                 zeros_for)
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters.batching import vmap_flat
@@ -31,16 +31,6 @@ from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
-
-
-def _custom_jvp_call_impl(*args, call_jaxpr, fun, jvp, num_consts):
-    if call_jaxpr is not None:
-        return run_impls(call_jaxpr, args)
-    return list(fun(*args[num_consts:]))
-
-
-def _custom_jvp_call_abstract_eval(*avals, call_jaxpr, fun, jvp, num_consts):
-    return _out_avals(call_jaxpr, fun, num_consts, avals)
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, fun, jvp, num_consts):
@@ -97,15 +87,11 @@ def _batched_jvp_rule(jvp: HeldFunction, arg_dims: list, size: int) -> Callable:
     return rule
 
 
-def _custom_jvp_call_cost(*avals, call_jaxpr, fun, jvp, num_consts):
-    return _call_cost(call_jaxpr, fun, num_consts, avals)
-
-
-custom_jvp_call_p.impl = _custom_jvp_call_impl
-custom_jvp_call_p.abstract_eval = _custom_jvp_call_abstract_eval
+custom_jvp_call_p.impl = call_impl
+custom_jvp_call_p.abstract_eval = call_abstract_eval
 custom_jvp_call_p.jvp = _custom_jvp_call_jvp
 custom_jvp_call_p.batch = _custom_jvp_call_batch
-custom_jvp_call_p.cost = _custom_jvp_call_cost
+custom_jvp_call_p.cost = call_cost
 
 
 class custom_jvp:
