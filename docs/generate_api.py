@@ -34,7 +34,8 @@ import funcdiff  # noqa: E402
 API_MD = os.path.join(ROOT, "docs", "api.md")
 
 # Layers whose public names are re-exported by ``funcdiff`` itself: documented there.
-IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcdiff.jitted", "funcdiff.dtypes",
+IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcdiff.jacobians",
+                          "funcdiff.jitted", "funcdiff.dtypes",
                           "funcdiff.errors", "funcdiff.checkpoint", "funcdiff.custom_derivatives",
                           "funcdiff.inspect", "funcdiff.primitives", "funcdiff.interpreters")
 # Namespaces documented in full even without __all__.

@@ -12,7 +12,7 @@ to draw N programs for a long soak run.
 import os
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import funcdiff as fd
 import funcdiff.numpy as fnp
@@ -121,8 +121,24 @@ def build(steps):
     return program
 
 
+def _differences_settle(f, inputs, eps, tol):
+    """Whether central differences at steps ``eps`` and ``2 * eps`` agree within
+    ``tol``: where they do not, the function is too steep for the
+    finite-difference oracle at this step (a near-singular composition of cubes,
+    say), and the program says nothing about funcdiff."""
+    rng = np.random.default_rng(1)
+    v = [rng.standard_normal(np.shape(x)) for x in inputs]
+
+    def diff(h):
+        plus = f(*[x + h * d for x, d in zip(inputs, v)])
+        minus = f(*[x - h * d for x, d in zip(inputs, v)])
+        return (np.asarray(plus) - np.asarray(minus)) / (2 * h)
+    return bool(np.allclose(diff(eps), diff(2 * eps), rtol=tol, atol=tol))
+
+
 @settings(max_examples=N_PROGRAMS, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
 @given(programs())
 def test_random_program_derivatives(program_spec):
     shapes, steps, seed = program_spec
@@ -130,17 +146,20 @@ def test_random_program_derivatives(program_spec):
     inputs = tuple(rng.uniform(-1.5, 1.5, size=s) for s in shapes)
     f = build(steps)
     # a small step: repeated squares and cubes make third derivatives large
+    assume(_differences_settle(f, inputs, 1e-6, 1e-5))
     check_grads(f, inputs, order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-5)
 
 
 @settings(max_examples=max(N_PROGRAMS // 10, 10), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
 @given(programs())
 def test_random_program_second_order_and_jit(program_spec):
     shapes, steps, seed = program_spec
     rng = np.random.default_rng(seed)
     inputs = tuple(rng.uniform(-1.5, 1.5, size=s) for s in shapes)
     f = build(steps)
+    assume(_differences_settle(f, inputs, 1e-5, 1e-4))
     check_grads(f, inputs, order=2, modes=("fwd", "rev"), eps=1e-5, atol=1e-4, rtol=1e-4)
     np.testing.assert_allclose(fd.jit(f)(*inputs), f(*inputs), rtol=1e-10, atol=1e-12)
     loss = lambda *xs: fnp.sum(f(*xs) ** 2)

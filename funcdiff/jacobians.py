@@ -1,0 +1,316 @@
+"""Jacobians (jacfwd, jacrev, jacobian with its choice of mode), Hessians and
+Hessian-vector products, built on the transforms of ``funcdiff.api``.
+
+jacfwd is one vmap of jvp over the standard basis of the inputs, jacrev one
+vmap of the pullback over the basis of the outputs (on the eager tape when no
+transform is active); the basis stays symbolic (``interpreters.batching.
+StdBasis``), so neither mode multiplies an identity through a layer.
+``chunk_size`` processes the basis a block of rows at a time to bound memory.
+``jacobian(mode="auto")`` picks forward mode when the inputs are no larger
+than the outputs, and says which mode it used in ``.last_mode``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+from funcdiff import dtypes
+from funcdiff.api import (_as_leaf, _check_differentiable, _drop_outputs, _flat_fun,
+                          _flatten_args, _materialize, _normalize_argnums, _partial_on,
+                          _pull_back, _reverse_flat, _wraps, grad, jvp)
+from funcdiff.core import ShapedArray, get_aval
+from funcdiff.errors import DifferentiationError, InvalidArgumentError
+from funcdiff.interpreters.batching import StdBasis, vmap_flat
+from funcdiff.interpreters.jvp import jvp_flat
+from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
+                                tree_unflatten)
+
+def _std_basis(leaves: Sequence[Any]) -> tuple[list[StdBasis], int]:
+    """The standard basis of all ``leaves`` together, one symbolic slice per
+    leaf: leaf i gets the batch ``(n_total,) + shape_i`` of its columns of the
+    n_total x n_total identity (kept symbolic by vmap, see ``StdBasis``)."""
+    avals = [get_aval(x) for x in leaves]
+    sizes = [math.prod(a.shape) for a in avals]
+    n = sum(sizes)
+    out, offset = [], 0
+    for a, size in zip(avals, sizes):
+        out.append(StdBasis(n, 0, offset, a.shape, a.dtype))
+        offset += size
+    return out, n
+
+
+def _slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
+    """``x[..., start:stop, ...]`` along ``axis``, traceable (``x`` itself when whole)."""
+    from funcdiff.primitives import structural
+    shape = get_aval(x).shape
+    if (start, stop) == (0, shape[axis]):
+        return x
+    return structural.slice(x, start_indices=tuple(start if i == axis else 0
+                                                   for i in range(len(shape))),
+                            limit_indices=tuple(stop if i == axis else s
+                                                for i, s in enumerate(shape)))
+
+
+def _reshaped(x: Any, shape: tuple) -> Any:
+    from funcdiff.primitives import structural
+    return x if get_aval(x).shape == shape else structural.reshape(x, new_sizes=shape)
+
+
+def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
+              name: str) -> Callable:
+    @_wraps(f)
+    def jac_f(*args):
+        nums = _normalize_argnums(argnums, len(args), name)
+        _check_differentiable(args, nums, args, name)
+        p_flat, p_tree = _flatten_args([args[i] for i in nums], name)
+        in_avals = [get_aval(x) for x in p_flat]
+        store: list = []
+        f_flat = _flat_fun(_partial_on(f, args, nums), p_tree, store, has_aux, name)
+        blocks = []
+        if mode == "fwd":
+            # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
+            # goes last, where the Jacobian wants it (no transpose of the result).
+            basis, n = _std_basis(p_flat)
+
+            def push(*t):
+                primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
+                n_main = store[2] if has_aux else len(primals_out)
+                return [_materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
+
+            def out_dims():
+                n_main = store[2] if has_aux else store[0].num_leaves
+                n_aux = store[1].num_leaves if has_aux else 0
+                return [-1] * n_main + [None] * n_aux
+            results = _chunked_vmap(push, basis, n, chunk_size, out_dims)
+            out_tree = store[0]
+            n_out = store[2] if has_aux else out_tree.num_leaves
+            cols, aux_leaves = results[:n_out], results[n_out:]
+            for j in cols:
+                aval = get_aval(j)
+                if aval.dtype == dtypes.float0 or not dtypes.is_float(aval.dtype):
+                    raise DifferentiationError(f"{name}: an output is not floating point; "
+                                               "Jacobians need floating outputs.")
+                out_shape, last = aval.shape[:-1], aval.ndim - 1
+                row, offset = [], 0
+                for ia in in_avals:
+                    size = math.prod(ia.shape)
+                    piece = _slice_axis(j, last, offset, offset + size)
+                    row.append(_reshaped(piece, out_shape + ia.shape))
+                    offset += size
+                blocks.append(tree_unflatten(p_tree, row))
+        else:
+            outs, lin = _reverse_flat(f_flat, p_flat)
+            out_tree = store[0]
+            n_out = store[2] if has_aux else out_tree.num_leaves
+            lin_main = _drop_outputs(lin, n_out) if has_aux else lin
+            out_avals = lin.out_avals[:n_out]
+            aux_leaves = outs[n_out:]
+            for a in out_avals:
+                if not dtypes.is_float(a.dtype):
+                    raise DifferentiationError(f"{name}: an output has dtype {a.dtype}; "
+                                               "Jacobians need floating outputs.")
+            # one batched vjp: row k of the Jacobian is e_k^T J
+            basis, m = _std_basis(outs[:n_out])
+            rows = _chunked_vmap(lambda *ct: _pull_back(lin_main, list(ct)), basis, m,
+                                 chunk_size, 0)
+            offset = 0
+            for a in out_avals:
+                size = math.prod(a.shape)
+                blocks.append(tree_unflatten(p_tree, [
+                    _reshaped(_slice_axis(r, 0, offset, offset + size), a.shape + ia.shape)
+                    for r, ia in zip(rows, in_avals)]))
+                offset += size
+        if isinstance(argnums, int):
+            blocks = [b[0] for b in blocks]
+        jac = tree_unflatten(out_tree, blocks)
+        if has_aux:
+            return jac, store[1].unflatten(aux_leaves)
+        return jac
+    return jac_f
+
+
+def _chunked_vmap(fun: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,
+                  out_dims: Any) -> list:
+    """vmap ``fun`` over the basis, ``chunk_size`` basis vectors at a time; the
+    chunks' results are joined along their batch axes."""
+    from funcdiff.primitives import structural
+    if n == 0:
+        raise InvalidArgumentError("Jacobians of functions with empty inputs or outputs "
+                                   "are not supported")
+    if chunk_size is None or chunk_size >= n:
+        return vmap_flat(fun, n, [0] * len(basis), basis, out_dims)
+    if chunk_size < 1:
+        raise InvalidArgumentError(f"chunk_size must be a positive integer, got {chunk_size}")
+    pieces = []
+    for start in range(0, n, chunk_size):
+        stop = min(start + chunk_size, n)
+        pieces.append(vmap_flat(fun, stop - start, [0] * len(basis),
+                                [b.rows(start, stop) for b in basis], out_dims))
+    dims = out_dims() if callable(out_dims) else [out_dims] * len(pieces[0])
+    return [pieces[0][i] if d is None else
+            structural.concatenate(*[p[i] for p in pieces],
+                                   dimension=d % get_aval(pieces[0][i]).ndim)
+            for i, d in enumerate(dims)]
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """The Jacobian by forward mode: one batched jvp over the input basis.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
+      chunk_size: process at most this many basis vectors per batched pass,
+        to bound memory.
+
+    Returns:
+      A function returning the Jacobian: for each output leaf, an entry per
+      input leaf of shape ``out.shape + in.shape``.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    return _jacobian(f, argnums, has_aux, "fwd", chunk_size, "jacfwd")
+
+
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """The Jacobian by reverse mode: one batched vjp over the output basis.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
+      chunk_size: process at most this many cotangent basis vectors per pass.
+
+    Returns:
+      A function returning the Jacobian with blocks of shape ``out.shape + in.shape``.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> fd.jacrev(lambda x: x[0] * x)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [2., 1.]])
+    """
+    return _jacobian(f, argnums, has_aux, "rev", chunk_size, "jacrev")
+
+
+def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
+             has_aux: bool = False) -> Callable:
+    """The Jacobian, choosing forward or reverse mode by the input and output sizes.
+
+    Forward mode costs one pass per input element, reverse mode one per
+    output element; ``mode="auto"`` picks forward when the inputs are no
+    larger than the outputs (at equal sizes forward mode is cheaper: it
+    keeps no residuals and needs no backward pass). The chosen mode is stored on the returned
+    function as ``.last_mode`` after each call.
+
+    Args:
+      f: function of pytrees of arrays.
+      argnums: argument(s) to differentiate.
+      mode: "auto", "fwd" or "rev".
+      has_aux: as for jacfwd.
+
+    Returns:
+      A function returning the Jacobian, like jacfwd/jacrev.
+
+    Raises:
+      InvalidArgumentError: for an unknown mode.
+
+    >>> import funcdiff as fd, numpy as np
+    >>> J = fd.jacobian(lambda x: x.sum(keepdims=True))
+    >>> J(np.ones(3)), J.last_mode
+    (array([[1., 1., 1.]]), 'rev')
+    """
+    if mode not in ("auto", "fwd", "rev"):
+        raise InvalidArgumentError(f"jacobian mode must be 'auto', 'fwd' or 'rev', not {mode!r}")
+    modes = {m: _jacobian(f, argnums, has_aux, m, None, "jacobian") for m in ("fwd", "rev")}
+    # Total output size per input signature (tree and avals), so that staging f
+    # to find it happens once per signature rather than on every call. It only
+    # steers the choice of mode, never the result.
+    out_sizes: dict = {}
+
+    @_wraps(f)
+    def jac_f(*args):
+        chosen = mode
+        if mode == "auto":
+            nums = _normalize_argnums(argnums, len(args), "jacobian")
+            n_in = sum(math.prod(get_aval(_as_leaf(x, "jacobian", "input")).shape)
+                       for i in nums for x in tree_flatten(args[i])[0])
+            leaves, tree = _flatten_args(args, "jacobian")
+            avals = tuple(get_aval(x) for x in leaves)
+            try:
+                key = (tree, avals)
+                n_out = out_sizes.get(key)
+            except PyTreeRegistrationError:  # unhashable static data: not cached
+                key = n_out = None
+            if n_out is None:
+                n_out = sum(math.prod(a.shape) for a in _eval_shape(f, tree, avals, has_aux))
+                if key is not None:
+                    if len(out_sizes) >= _MAX_SIGNATURES:
+                        out_sizes.clear()
+                    out_sizes[key] = n_out
+            chosen = "fwd" if n_in <= n_out else "rev"
+        jac_f.last_mode = chosen
+        return modes[chosen](*args)
+    jac_f.last_mode = None
+    return jac_f
+
+
+_MAX_SIGNATURES = 64  # output sizes jacobian(mode="auto") remembers per function
+
+
+def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
+                has_aux: bool) -> list[ShapedArray]:
+    """The avals of ``f``'s (main) outputs, found by staging without computing."""
+    store: list = []
+    closed = trace_to_jaxpr(_flat_fun(f, tree, store, has_aux, "jacobian"), list(avals))
+    n = store[2] if has_aux else store[0].num_leaves
+    return closed.out_avals[:n]
+
+
+def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """The Hessian of a scalar function: ``jacfwd(jacrev(f))``.
+
+    Args:
+      f: scalar-valued function.
+      argnums: argument(s) to differentiate.
+
+    Returns:
+      A function returning the Hessian with blocks of shape ``in.shape + in.shape``.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    """Hessian-vector product by forward-over-reverse: ``jvp(grad(f), primals, tangents)[1]``.
+
+    Args:
+      f: scalar-valued function of the primals.
+      primals: tuple of arguments.
+      tangents: tuple of vectors shaped like the primals.
+
+    Returns:
+      The Hessian-vector product, shaped like the primals (a tuple when
+      ``f`` takes several arguments, the bare value for one argument).
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> fd.hvp(lambda z: 0.5 * z @ A @ z, (np.ones(2),), (np.array([1.0, 0.0]),))
+    array([2., 1.])
+    """
+    argnums = tuple(range(len(primals)))
+    out = jvp(grad(f, argnums=argnums), tuple(primals), tuple(tangents))[1]
+    return out[0] if len(primals) == 1 else out
+
+
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
