@@ -18,6 +18,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives.cards import bilinear_vjp, nbytes, same_dtype
 from funcdiff.primitives.structural import _checked_impl, transpose
 
@@ -38,16 +39,20 @@ dot_general_p = Primitive("dot_general")
 def _dot_general_impl(x, y, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     x, y = np.asarray(x), np.asarray(y)
+    if not lb and len(lc) == 1 and len(rc) == 1 and x.ndim <= 2 and y.ndim <= 2:
+        # Matrix and vector products (the common case, checked cheaply); a
+        # transposed operand is a view BLAS accepts.
+        i, j = lc[0], rc[0]
+        if not (0 <= i < x.ndim and 0 <= j < y.ndim and x.shape[i] == y.shape[j]):
+            raise ValueError("mismatched axes")  # numpy may broadcast silently
+        if i == x.ndim - 1 and j == 0:
+            return np.dot(x, y)
+        if x.ndim == 2 and y.ndim == 2:
+            return np.dot(x if i == 1 else x.T, y if j == 0 else y.T)
     if len(lc) != len(rc) or len(lb) != len(rb) or any(
             i < 0 or j < 0 or x.shape[i] != y.shape[j] for i, j in zip(lc + lb, rc + rb)):
         raise ValueError("mismatched axes")  # numpy may broadcast or reshape silently
     if not lb:
-        if x.ndim <= 2 and y.ndim <= 2 and len(lc) == 1:
-            # Matrix and vector products; a transposed operand is a view BLAS accepts.
-            if lc == (x.ndim - 1,) and rc == (0,):
-                return np.dot(x, y)
-            if x.ndim == 2 and y.ndim == 2:
-                return np.dot(x if lc == (1,) else x.T, y if rc == (0,) else y.T)
         return np.tensordot(x, y, axes=(lc, rc))
     # Batch axes: one stacked matmul of (batch, free_x, contract) @ (batch, contract, free_y).
     x_free, y_free = _free_axes(x.ndim, lc, lb), _free_axes(y.ndim, rc, rb)
@@ -103,7 +108,7 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers):
 
 def _transpose_to(result, positions):
     """``result`` with its axes reordered; ``positions[i]`` is where axis i belongs."""
-    permutation = tuple(int(i) for i in np.argsort(positions))
+    permutation = tuple(sorted(range(len(positions)), key=positions.__getitem__))
     if permutation == tuple(range(len(positions))):
         return result
     return transpose(result, permutation=permutation)
@@ -114,7 +119,6 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers):
     # the known operand over that operand's free axes leaves the other operand's
     # axes grouped as (batch, ..., contracting in the known operand's order); the
     # operand order below makes plain matmuls come out in place, with no transpose.
-    from funcdiff.interpreters.transpose import is_undefined
     (lc, rc), (lb, rb) = dimension_numbers
     if is_undefined(x) == is_undefined(y):
         raise ValueError("dot_general is transposed with respect to exactly one operand")
