@@ -118,17 +118,29 @@ reduce_sum = make_op(reduce_sum_p, "Sum of x over axes (a sorted tuple of axes).
 # --- reduce_max, reduce_min ------------------------------------------------------
 
 
+def _extremum_ties(x, out, axes):
+    """The derivative of a max or min: the average over the positions attaining
+    it (JAX's rule). Returns the mask of those positions (in x's dtype) and their
+    count per result element; the jvp and the vjp below apply it each way."""
+    x_aval = get_aval(x)
+    hit = elementwise.eq(x, _expand(out, x_aval.shape, axes))
+    hit = elementwise.convert_element_type(hit, new_dtype=x_aval.dtype)
+    return hit, reduce_sum(hit, axes=axes)
+
+
 def _extremum_jvp(prim):
-    """Tangent averaged over the positions attaining the extremum (JAX's rule)."""
     def jvp(primals, tangents, *, axes):
         (x,), (t,) = primals, tangents
         out = bind(prim, x, axes=axes)
-        x_aval = get_aval(x)
-        hit = elementwise.eq(x, _expand(out, x_aval.shape, axes))
-        hit = elementwise.convert_element_type(hit, new_dtype=x_aval.dtype)
-        total = reduce_sum(elementwise.mul(t, hit), axes=axes)
-        return out, elementwise.div(total, reduce_sum(hit, axes=axes))
+        hit, count = _extremum_ties(x, out, axes)
+        return out, elementwise.div(reduce_sum(elementwise.mul(t, hit), axes=axes), count)
     return jvp
+
+
+def _extremum_vjp(needed, out, x, *, axes):
+    hit, count = _extremum_ties(x, out, axes)
+    shape = get_aval(x).shape
+    return lambda ct: (elementwise.mul(_expand(elementwise.div(ct, count), shape, axes), hit),)
 
 
 def _extremum_card(name, numpy_fn):
@@ -141,6 +153,7 @@ def _extremum_card(name, numpy_fn):
     prim.impl = checked_impl(lambda x, *, axes: numpy_fn(x, axis=axes), abstract_eval)
     prim.abstract_eval = abstract_eval
     prim.jvp = _extremum_jvp(prim)
+    prim.vjp = _extremum_vjp
     prim.batch = _reduce_batch(prim)
     prim.cost = _reduction_cost
     return prim
