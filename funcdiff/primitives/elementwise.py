@@ -582,14 +582,24 @@ def _polygamma_abstract_eval(x, *, order):
     return x
 
 
+def _polygamma_derivative(x, order):
+    return polygamma(x, order=order + 1)
+
+
 def _polygamma_jvp(primals, tangents, *, order):
     (x,), (t,) = primals, tangents
-    return polygamma(x, order=order), safe_mul(t, polygamma(x, order=order + 1))
+    return polygamma(x, order=order), safe_mul(t, _polygamma_derivative(x, order))
+
+
+def _polygamma_vjp(needed, out, x, *, order):
+    d = _polygamma_derivative(x, order)
+    return lambda ct: (safe_mul(ct, d),)
 
 
 polygamma_p.abstract_eval = _polygamma_abstract_eval
 polygamma_p = _accepts(polygamma_p, _FLOAT)
 polygamma_p.jvp = _polygamma_jvp
+polygamma_p.vjp = _polygamma_vjp
 polygamma_p.batch = _unary_batch(polygamma_p)
 polygamma_p.cost = lambda x, *, order: elementwise_cost(200)(x)
 polygamma = make_op(polygamma_p, "Elementwise polygamma(order, x): the order-th derivative "
@@ -613,16 +623,35 @@ def _integer_pow_abstract_eval(x, *, y):
     return x
 
 
+def _integer_pow_derivative(x, y):
+    """``(scale, d)``: the derivative ``d`` of ``x ** y`` (None for y = 0, where it
+    is zero; 1 for y = 1) and the product that applies it: safe_mul for
+    negative powers, whose derivative is infinite at 0. The jvp and the tape's
+    vjp both apply it."""
+    if y == 0:
+        return mul, None
+    if y == 1:
+        return mul, 1
+    power = x if y == 2 else integer_pow(x, y=y - 1)
+    return (safe_mul if y < 0 else mul), mul(_const(x, y), power)
+
+
 def _integer_pow_jvp(primals, tangents, *, y):
     (x,), (t,) = primals, tangents
     out = integer_pow(x, y=y)
-    if y == 0:
+    scale, d = _integer_pow_derivative(x, y)
+    if d is None:
         return out, Zero(get_aval(out))
-    if y == 1:
-        return out, t
-    power = x if y == 2 else integer_pow(x, y=y - 1)
-    scale = safe_mul if y < 0 else mul  # x ** -k has an infinite derivative at 0
-    return out, scale(t, mul(_const(x, y), power))
+    return out, t if type(d) is int else scale(t, d)
+
+
+def _integer_pow_vjp(needed, out, x, *, y):
+    scale, d = _integer_pow_derivative(x, y)
+    if d is None:
+        return lambda ct: (None,)
+    if type(d) is int:
+        return lambda ct: (ct,)
+    return lambda ct: (scale(ct, d),)
 
 
 def _integer_pow_cost(x, *, y):
@@ -633,6 +662,7 @@ def _integer_pow_cost(x, *, y):
 integer_pow_p.abstract_eval = _integer_pow_abstract_eval
 integer_pow_p = _accepts(integer_pow_p, _ARITHMETIC)
 integer_pow_p.jvp = _integer_pow_jvp
+integer_pow_p.vjp = _integer_pow_vjp
 integer_pow_p.batch = _unary_batch(integer_pow_p)
 integer_pow_p.cost = _integer_pow_cost
 integer_pow = make_op(integer_pow_p, "Elementwise x ** y for a static Python int y.")
