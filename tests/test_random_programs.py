@@ -136,17 +136,24 @@ def _differences_settle(f, inputs, eps, tol):
     return bool(np.allclose(diff(eps), diff(2 * eps), rtol=tol, atol=tol))
 
 
+def _checkable(program_spec, eps, tol):
+    """The program and its inputs, or a skip when finite differences at ``eps``
+    cannot judge it."""
+    shapes, steps, seed = program_spec
+    rng = np.random.default_rng(seed)
+    inputs = tuple(rng.uniform(-1.5, 1.5, size=s) for s in shapes)
+    f = build(steps)
+    assume(_differences_settle(f, inputs, eps, tol))
+    return f, inputs
+
+
 @settings(max_examples=N_PROGRAMS, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.filter_too_much])
 @given(programs())
 def test_random_program_derivatives(program_spec):
-    shapes, steps, seed = program_spec
-    rng = np.random.default_rng(seed)
-    inputs = tuple(rng.uniform(-1.5, 1.5, size=s) for s in shapes)
-    f = build(steps)
     # a small step: repeated squares and cubes make third derivatives large
-    assume(_differences_settle(f, inputs, 1e-6, 1e-5))
+    f, inputs = _checkable(program_spec, eps=1e-6, tol=1e-5)
     check_grads(f, inputs, order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-5)
 
 
@@ -155,11 +162,7 @@ def test_random_program_derivatives(program_spec):
                                  HealthCheck.filter_too_much])
 @given(programs())
 def test_random_program_second_order_and_jit(program_spec):
-    shapes, steps, seed = program_spec
-    rng = np.random.default_rng(seed)
-    inputs = tuple(rng.uniform(-1.5, 1.5, size=s) for s in shapes)
-    f = build(steps)
-    assume(_differences_settle(f, inputs, 1e-5, 1e-4))
+    f, inputs = _checkable(program_spec, eps=1e-5, tol=1e-4)
     check_grads(f, inputs, order=2, modes=("fwd", "rev"), eps=1e-5, atol=1e-4, rtol=1e-4)
     np.testing.assert_allclose(fd.jit(f)(*inputs), f(*inputs), rtol=1e-10, atol=1e-12)
     loss = lambda *xs: fnp.sum(f(*xs) ** 2)
