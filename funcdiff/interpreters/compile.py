@@ -25,10 +25,9 @@ arrays it returns, and pays no page faults for the rest; the price is that a
 compiled program holds those buffers between calls.
 
 Programs whose values are all 0-d float64 (or bool) also get a Python-float
-version using the ``math`` module, roughly ten times cheaper per operation
-than numpy on scalars; where Python's float semantics differ from numpy's
-(math errors, overflow, division by zero) it raises, and the numpy version
-runs instead.
+version (``compile_scalar.py``), roughly ten times cheaper per operation than
+numpy on scalars. Both generators share the analysis of the program and the
+namespace of generated names (``codegen.py``).
 
 The generated source only ever contains generated identifiers; parameters,
 constants and functions are passed in through the namespace, never written
@@ -45,7 +44,9 @@ import numpy as np
 
 from funcdiff.core import ShapedArray
 from funcdiff.errors import FunctionalDiffError
-from funcdiff.interpreters.fusion import FusedEqn, fuse_indexing
+from funcdiff.interpreters.codegen import Namespace, Program
+from funcdiff.interpreters.compile_scalar import scalar_source
+from funcdiff.interpreters.fusion import FusedEqn
 from funcdiff.ir import ClosedJaxpr, Literal, Var
 
 _REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay
@@ -82,23 +83,6 @@ class CompiledProgram:
         return self.fn(*args)
 
 
-class _Namespace:
-    """The globals of a generated function, under generated names only."""
-
-    def __init__(self):
-        self.values: dict[str, Any] = {}
-        self._by_id: dict[int, str] = {}
-
-    def add(self, prefix: str, value: Any, share: bool = True) -> str:
-        if share and id(value) in self._by_id:
-            return self._by_id[id(value)]
-        name = f"_{prefix}{len(self.values)}"
-        self.values[name] = value
-        if share:
-            self._by_id[id(value)] = name
-        return name
-
-
 def _impl_of(eqn) -> Callable:
     impl = eqn.primitive.impl
     if impl is None:
@@ -109,62 +93,15 @@ def _impl_of(eqn) -> Callable:
 
 
 # ---------------------------------------------------------------------------
-# Program analysis shared by both code generators
-
-
-class _Program:
-    """Aliases (stop_gradient), names and last uses of a jaxpr's variables."""
-
-    def __init__(self, closed: ClosedJaxpr, fuse: bool = True):
-        self.closed = closed
-        jaxpr = closed.jaxpr
-        self.alias: dict[Var, Any] = {}
-        for eqn in jaxpr.eqns:
-            if eqn.primitive.name == "stop_gradient" and len(eqn.invars) == 1:
-                self.alias[eqn.outvars[0]] = self.resolve(eqn.invars[0])
-        eqns = [e for e in jaxpr.eqns if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
-        if fuse:
-            eqns = fuse_indexing(eqns, dict(zip(jaxpr.constvars, closed.consts)), jaxpr.outvars,
-                                 self.resolve, _compile_unfused)
-        self.eqns = list(enumerate(eqns))
-        self.last_use: dict[Var, int] = {}
-        for i, eqn in self.eqns:
-            for a in eqn.invars:
-                a = self.resolve(a)
-                if type(a) is Var:
-                    self.last_use[a] = i
-        self.outputs = [self.resolve(a) for a in jaxpr.outvars]
-        self.output_set = {a for a in self.outputs if type(a) is Var}
-        self.constvars = set(jaxpr.constvars)
-
-    def resolve(self, a):
-        while type(a) is Var and a in self.alias:
-            a = self.alias[a]
-        return a
-
-    def dead_after(self, i: int, eqn, produced: set) -> list[Var]:
-        """Variables of this program to delete after equation ``i``."""
-        dead = []
-        for a in dict.fromkeys(self.resolve(a) for a in eqn.invars):
-            if type(a) is Var and a in produced and self.last_use.get(a) == i \
-                    and a not in self.output_set:
-                dead.append(a)
-        for v in eqn.outvars:  # results nobody uses
-            if v in produced and v not in self.last_use and v not in self.output_set:
-                dead.append(v)
-        return dead
-
-
-# ---------------------------------------------------------------------------
 # numpy code generation
 
 
 class _Emitter:
     """State while generating the numpy version of one program."""
 
-    def __init__(self, program: _Program):
+    def __init__(self, program: Program):
         self.program = program
-        self.ns = _Namespace()
+        self.ns = Namespace()
         self.names: dict[Var, str] = {}
         self.produced: set[Var] = set()   # variables held in locals of the function
         self.fresh: set[Var] = set()      # ... that hold arrays this program allocated
@@ -432,7 +369,7 @@ def _constant_value(em: _Emitter, eqn):
     return out
 
 
-def _numpy_source(program: _Program, fn_name: str) -> tuple[str, dict]:
+def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
     em = _Emitter(program)
     jaxpr = program.closed.jaxpr
     params = []
@@ -507,110 +444,6 @@ def _output(em: _Emitter, a) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Python-float code generation for all-scalar programs
-
-
-def _scalar_safe_mul(a, b, t):
-    # numpy's safe_mul: 0 * anything is 0, even 0 * inf; other products as they are
-    return f"({t} if ({t} := {a} * {b}) - {t} == 0.0 or ({a} != 0.0 and {b} != 0.0) else 0.0)"
-
-
-_SCALAR_OPS: dict[str, Callable[..., str]] = {
-    "add": lambda a, b: f"({a} + {b})",
-    "sub": lambda a, b: f"({a} - {b})",
-    "mul": lambda a, b: f"({a} * {b})",
-    "div": lambda a, b: f"({a} / {b})",
-    "neg": lambda a: f"(-{a})",
-    "max": lambda a, b: f"({a} if {a} > {b} or {a} != {a} else {b})",
-    "min": lambda a, b: f"({a} if {a} < {b} or {a} != {a} else {b})",
-    "eq": lambda a, b: f"({a} == {b})",
-    "ne": lambda a, b: f"({a} != {b})",
-    "lt": lambda a, b: f"({a} < {b})",
-    "le": lambda a, b: f"({a} <= {b})",
-    "gt": lambda a, b: f"({a} > {b})",
-    "ge": lambda a, b: f"({a} >= {b})",
-    "select": lambda p, t, f: f"({t} if {p} else {f})",
-}
-_SCALAR_MATH = {
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "log": math.log,
-    "sqrt": math.sqrt, "tanh": math.tanh, "sinh": math.sinh, "cosh": math.cosh,
-    "asin": math.asin, "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
-    "acosh": math.acosh, "atanh": math.atanh, "log1p": math.log1p, "expm1": math.expm1,
-    "abs": math.fabs, "pow": math.pow, "atan2": math.atan2, "rem": math.fmod,
-}
-_F64, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)
-
-
-def _is_scalar_aval(aval: ShapedArray) -> bool:
-    return aval.shape == () and aval.dtype in (_F64, _BOOL)
-
-
-def _scalar_supported(program: _Program) -> bool:
-    jaxpr = program.closed.jaxpr
-    atoms = list(jaxpr.constvars) + list(jaxpr.invars) + list(jaxpr.outvars)
-    for _, eqn in program.eqns:
-        name = eqn.primitive.name
-        if name not in _SCALAR_OPS and name not in _SCALAR_MATH and name not in (
-                "safe_mul", "integer_pow", "convert_element_type"):
-            return False
-        if name in ("add", "sub", "mul", "div", "neg", "max", "min") + tuple(_SCALAR_MATH) \
-                and eqn.outvars[0].aval.dtype != _F64:
-            return False
-        atoms += list(eqn.invars) + list(eqn.outvars)
-    return bool(program.eqns) and all(_is_scalar_aval(a.aval) for a in atoms)
-
-
-def _scalar_source(program: _Program, fn_name: str,
-                   fallback: Callable) -> tuple[str, dict] | None:
-    """A Python-float version of an all-scalar program, or None."""
-    if not _scalar_supported(program):
-        return None
-    ns = _Namespace()
-    jaxpr = program.closed.jaxpr
-    names: dict[Var, str] = {}
-    params = [f"a{i}" for i in range(len(jaxpr.invars))]
-    lines = [f"def {fn_name}({', '.join(params)}):", "    try:"]
-    convert = {_F64: ns.add("f", float), _BOOL: ns.add("f", bool)}
-    for i, v in enumerate(jaxpr.invars):
-        names[v] = f"x{i}"
-        lines.append(f"        x{i} = {convert[v.aval.dtype]}(a{i})")
-    for v, c in zip(jaxpr.constvars, program.closed.consts):
-        names[v] = ns.add("c", float(c) if v.aval.dtype == _F64 else bool(c), False)
-
-    def ref(a):
-        a = program.resolve(a)
-        if type(a) is Literal:
-            py = float(a.val) if a.aval.dtype == _F64 else bool(a.val)
-            return ns.add("k", py, share=False)
-        return names[a]
-
-    counter = 0
-    for _, eqn in program.eqns:
-        name, args = eqn.primitive.name, [ref(a) for a in eqn.invars]
-        counter += 1
-        out = names[eqn.outvars[0]] = f"v{counter}"
-        if name in _SCALAR_OPS:
-            expr = _SCALAR_OPS[name](*args)
-        elif name in _SCALAR_MATH:
-            expr = f"{ns.add('f', _SCALAR_MATH[name])}({', '.join(args)})"
-        elif name == "safe_mul":
-            expr = _scalar_safe_mul(args[0], args[1], f"t{counter}")
-        elif name == "integer_pow":  # Python's float ** int is C pow, as numpy's
-            expr = f"({args[0]} ** {ns.add('k', float(eqn.params['y']), False)})"
-        else:  # convert_element_type between float64 and bool
-            expr = (f"({args[0]} != 0.0)" if eqn.outvars[0].aval.dtype == _BOOL
-                    else f"{convert[_F64]}({args[0]})")
-        lines.append(f"        {out} = {expr}")
-    box = {_F64: ns.add("f", np.float64), _BOOL: ns.add("f", np.bool_)}
-    outs = ", ".join(f"{box[a.aval.dtype]}({ref(a)})" for a in program.outputs)
-    errors = ns.add("f", (ArithmeticError, ValueError))
-    lines += [f"        return [{outs}]",
-              f"    except {errors}:",  # Python raises where numpy gives inf/nan
-              f"        return {ns.add('f', fallback)}({', '.join(params)})"]
-    return "\n".join(lines) + "\n", ns.values
-
-
-# ---------------------------------------------------------------------------
 
 
 def _compile_unfused(closed: ClosedJaxpr) -> CompiledProgram:
@@ -632,11 +465,11 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
     never enters the source. ``fuse`` runs along-axis indexing as numpy's
     advanced indexing (see ``interpreters/fusion.py``).
     """
-    program = _Program(closed, fuse)
+    program = Program(closed, _compile_unfused if fuse else None)
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]
     source, namespace = _numpy_source(program, "program")
     fn = _exec(source, namespace, "program", label)
-    scalar = _scalar_source(program, "scalar_program", fn)
+    scalar = scalar_source(program, "scalar_program", fn)
     scalar_text = None
     if scalar is not None:
         scalar_text, scalar_ns = scalar

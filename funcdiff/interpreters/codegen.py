@@ -1,0 +1,75 @@
+"""What both code generators of ``compile.py`` share: the analysis of a
+program (aliases through stop_gradient, the fused equation list, each
+variable's last use, what to delete after each equation) and the namespace of
+a generated function, which holds everything the source refers to under
+generated names only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from funcdiff.interpreters.fusion import fuse_indexing
+from funcdiff.ir import ClosedJaxpr, Var
+
+
+class Namespace:
+    """The globals of a generated function, under generated names only."""
+
+    def __init__(self):
+        self.values: dict[str, Any] = {}
+        self._by_id: dict[int, str] = {}
+
+    def add(self, prefix: str, value: Any, share: bool = True) -> str:
+        if share and id(value) in self._by_id:
+            return self._by_id[id(value)]
+        name = f"_{prefix}{len(self.values)}"
+        self.values[name] = value
+        if share:
+            self._by_id[id(value)] = name
+        return name
+
+
+class Program:
+    """Aliases (stop_gradient), names and last uses of a jaxpr's variables."""
+
+    def __init__(self, closed: ClosedJaxpr, compile_unfused: Callable | None = None):
+        """``compile_unfused`` (the compiler without fusion, which a fused group
+        falls back to) turns on the fusion of along-axis indexing."""
+        self.closed = closed
+        jaxpr = closed.jaxpr
+        self.alias: dict[Var, Any] = {}
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "stop_gradient" and len(eqn.invars) == 1:
+                self.alias[eqn.outvars[0]] = self.resolve(eqn.invars[0])
+        eqns = [e for e in jaxpr.eqns if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
+        if compile_unfused is not None:
+            eqns = fuse_indexing(eqns, dict(zip(jaxpr.constvars, closed.consts)), jaxpr.outvars,
+                                 self.resolve, compile_unfused)
+        self.eqns = list(enumerate(eqns))
+        self.last_use: dict[Var, int] = {}
+        for i, eqn in self.eqns:
+            for a in eqn.invars:
+                a = self.resolve(a)
+                if type(a) is Var:
+                    self.last_use[a] = i
+        self.outputs = [self.resolve(a) for a in jaxpr.outvars]
+        self.output_set = {a for a in self.outputs if type(a) is Var}
+        self.constvars = set(jaxpr.constvars)
+
+    def resolve(self, a):
+        while type(a) is Var and a in self.alias:
+            a = self.alias[a]
+        return a
+
+    def dead_after(self, i: int, eqn, produced: set) -> list[Var]:
+        """Variables of this program to delete after equation ``i``."""
+        dead = []
+        for a in dict.fromkeys(self.resolve(a) for a in eqn.invars):
+            if type(a) is Var and a in produced and self.last_use.get(a) == i \
+                    and a not in self.output_set:
+                dead.append(a)
+        for v in eqn.outvars:  # results nobody uses
+            if v in produced and v not in self.last_use and v not in self.output_set:
+                dead.append(v)
+        return dead
