@@ -179,7 +179,10 @@ def _linear_rule(primitive) -> Callable:
         if len(primals) == 1:
             arg = UndefinedPrimal(get_aval(primals[0]))
             return lambda ct: transpose(ct, arg, **params)
-        args = [UndefinedPrimal(get_aval(p)) if n else p for p, n in zip(primals, needed)]
+        args = list(primals)
+        for i, n in enumerate(needed):
+            if n:
+                args[i] = UndefinedPrimal(get_aval(args[i]))
         return lambda ct: transpose(ct, *args, **params)
     return rule
 
