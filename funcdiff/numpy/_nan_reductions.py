@@ -124,13 +124,17 @@ def _drop_axes(x, axes):
     return structural.squeeze(x, dimensions=axes) if axes else x
 
 
+def _nan_var_options(name, out, where, mean, correction):
+    _reduction_options(name, out, where=where)
+    if mean is not _NoValue or correction is not _NoValue:
+        raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support mean= or "
+                                    "correction=; use ddof=.")
+
+
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
            mean=_NoValue, correction=_NoValue):
     """Variance of the non-NaN elements (like ``numpy.nanvar``; NaN where too few remain)."""
-    _reduction_options("nanvar", out, where=where)
-    if mean is not _NoValue or correction is not _NoValue:
-        raise UnsupportedNumpyError("funcdiff.numpy.nanvar does not support mean= or "
-                                    "correction=; use ddof=.")
+    _nan_var_options("nanvar", out, where, mean, correction)
     result, a = _nan_var("nanvar", a, axis, dtype, ddof, keepdims)
     if result is None:
         return var(a, axis, dtype, ddof=ddof, keepdims=keepdims)
@@ -140,10 +144,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
            mean=_NoValue, correction=_NoValue):
     """Standard deviation of the non-NaN elements (like ``numpy.nanstd``)."""
-    _reduction_options("nanstd", out, where=where)
-    if mean is not _NoValue or correction is not _NoValue:
-        raise UnsupportedNumpyError("funcdiff.numpy.nanstd does not support mean= or "
-                                    "correction=; use ddof=.")
+    _nan_var_options("nanstd", out, where, mean, correction)
     result, a = _nan_var("nanstd", a, axis, dtype, ddof, keepdims)
     if result is None:
         return std(a, axis, dtype, ddof=ddof, keepdims=keepdims)

@@ -29,6 +29,15 @@ from funcdiff.primitives import indexing, reductions, sorting, structural
 # Order statistics
 
 
+def _sorted_last(name: str, a: Any, axis: Any):
+    """``_to_last``'s results and the merged axis sorted: ``(x, sorted x, rest, kept,
+    n)``; quantiles of an empty selection are an error."""
+    x, rest, kept, n = _to_last(name, a, axis)
+    if n == 0:
+        raise ShapeError(f"{_fname(name)} of an empty array is undefined")
+    return x, sorting.sort(x, axis=len(rest)), rest, kept, n
+
+
 def _to_last(name: str, a: Any, axis: Any):
     """``a`` with the reduced axes moved to the end and merged into one."""
     shape = _shape(a)
@@ -153,12 +162,9 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, keepdims: bool, method: str)
         work = np.result_type(a.dtype, q_dtype)
         work = work if work.kind == "f" else _F64
     # numpy sorts and subtracts neighbours in a's dtype, then interpolates in `work`
-    x, rest, kept, n = _to_last(name, a, axis)
-    if n == 0:
-        raise ShapeError(f"{_fname(name)} of an empty array is undefined")
+    x, s, rest, kept, n = _sorted_last(name, a, axis)
     last = len(rest)
     q_shape = _shape(q)
-    s = sorting.sort(x, axis=last)
     if traced:
         lo_i, hi_i, gamma = _quantile_indices_traced(_cast(q, work), n)
     else:
@@ -255,12 +261,9 @@ def _nan_quantile(name, a, q, axis, keepdims, method):
                                        f"[0, 1] (percentiles in [0, 100]), got {q}")
     work = a.dtype if weak else np.result_type(a.dtype, q.dtype)
     work = work if work.kind == "f" else _F64
-    x, rest, kept, n = _to_last(name, a, axis)
-    if n == 0:
-        raise ShapeError(f"{_fname(name)} of an empty array is undefined")
+    x, s, rest, kept, n = _sorted_last(name, a, axis)
     last = len(rest)
     q_shape = _shape(q)
-    s = sorting.sort(x, axis=last)
     # indices in q's float dtype, as numpy's (n - 1) * q: every (q, slice) pair
     q_float = q.dtype if q.dtype.kind == "f" else _F64
     count = reductions.reduce_sum(_cast(ew.eq(x, x), q_float), axes=(last,))  # rest
