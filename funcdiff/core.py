@@ -129,14 +129,17 @@ class Primitive:
     ``vjp`` ((needed, out, *primals, **params) -> pullback, a function from
     the output cotangent to one cotangent per primal), the eager reverse-mode
     rule of ``interpreters.tape``; cards derive it from the primitive's
-    derivative, never state it twice.
+    derivative, never state it twice. Elementwise cards also set
+    ``vjp_factor`` ((i, out, *primals, **params) -> d, so that operand ``i``'s
+    cotangent is ``ct * d``; None when it is ``ct`` itself, False when it is
+    not a plain product, e.g. under broadcasting): the tape's cheapest node.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
-                 "transpose", "batch", "cost", "vjp", "nondifferentiable", "linear",
-                 "bind", "__weakref__")
+                 "transpose", "batch", "cost", "vjp", "vjp_factor", "nondifferentiable",
+                 "linear", "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -148,6 +151,7 @@ class Primitive:
         self.batch: Callable | None = None
         self.cost: Callable | None = None
         self.vjp: Callable | None = None
+        self.vjp_factor: Callable | None = None
         self.nondifferentiable = False
         self.linear = False
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive

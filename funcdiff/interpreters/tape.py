@@ -11,7 +11,9 @@ none) holding only the residuals it needs, as linearize would keep them.
 ``needed[i]`` is truthy when primal ``i`` is on the tape (it is the slot of
 that input's cotangent, 0 otherwise); rules skip what nobody needs (the data
 operand of a matmul, say). The backward pass visits the nodes in reverse and
-calls each pullback with the cotangent of the node's output.
+calls each pullback with the cotangent of the node's output. Elementwise
+primitives with one operand on the tape skip the pullback: their node keeps the
+factor ``d`` of the cotangent ``ct * d`` (``prim.vjp_factor``).
 
 The rules are derived from the rules primitives already have, never written
 twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
@@ -35,7 +37,8 @@ import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
 from funcdiff import dtypes
-from funcdiff.core import Tracer, Trace, Zero, _dynamic, _trace_stack, get_aval, new_main
+from funcdiff.core import (Tracer, Trace, Zero, _dynamic, _scalar_avals, _trace_stack, get_aval,
+                           new_main)
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
 
 
@@ -97,7 +100,10 @@ class TapeTrace(Trace):
     """Runs primitives on concrete values and records a node per differentiable one.
 
     ``nodes`` holds ``(pullback, needed, slot, out_avals)`` in the order the
-    primitives ran (``out_avals`` is None for a single output); ``next_slot``
+    primitives ran (``out_avals`` is None for a single output), or
+    ``(None, input_slot, slot, factor)`` for a primitive with one operand on
+    the tape whose cotangent is the output's times ``factor`` (its
+    ``vjp_factor``; None for a factor of 1): no pullback to call. ``next_slot``
     is the next free cotangent slot. ``bind`` hands this trace its arguments
     unraised (``raw_args``): constants stay plain values.
     """
@@ -118,13 +124,15 @@ class TapeTrace(Trace):
     def process_primitive(self, primitive, args, params):
         primals = []
         needed = []
-        live = 0
+        live = n_live = 0
         for a in args:
             if type(a) is TapeTracer and a._trace is self:
                 primals.append(a.primal)
                 slot = a.slot
                 needed.append(slot)
-                live |= slot
+                if slot:
+                    live = slot
+                    n_live += 1
             else:
                 if isinstance(a, Tracer):
                     self.full_raise(a)  # raises: a tracer that escaped an earlier transform
@@ -135,12 +143,32 @@ class TapeTrace(Trace):
             if primitive.multiple_results:
                 return [TapeTracer(self, o, 0, get_aval(o)) for o in out]
             return TapeTracer(self, out, 0, get_aval(out))
+        if n_live == 1 and primitive.vjp_factor is not None:
+            # one operand on the tape and ct * d its cotangent: a node without a pullback
+            out = primitive.impl(*primals, **params)
+            aval = _scalar_avals.get(type(out)) or get_aval(out)
+            if aval.dtype.kind not in "fc":
+                return TapeTracer(self, out, 0, aval)
+            i = needed.index(live)
+            d = primitive.vjp_factor(i, out, *primals, **params)
+            if d is not False:
+                slot = self.next_slot
+                self.next_slot = slot + 1
+                self.nodes.append((None, live, slot, d))
+                return TapeTracer(self, out, slot, aval)
+        else:
+            out = None
         rule = primitive.vjp
         if rule is None:
             rule = _derived_rule(primitive)
             if rule is None:
                 return _linearized_node(self, primitive, primals, needed, params)
-        out = primitive.impl(*primals, **params)
+        if out is None:
+            out = primitive.impl(*primals, **params)
+        return self._record(primitive, rule, out, primals, needed, params)
+
+    def _record(self, primitive, rule, out, primals, needed, params):
+        """A node whose pullback ``rule`` makes (``out`` is the primitive's result)."""
         if primitive.multiple_results:
             slot = self.next_slot
             self.next_slot = slot + len(out)
@@ -269,6 +297,16 @@ class TapeFunction:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
         for pullback, needed, slot, out_avals in reversed(self.nodes):
+            if pullback is None:  # a factor node: ``needed`` is the input's slot
+                ct = cts[slot]
+                if ct is None:
+                    continue
+                cts[slot] = None
+                if out_avals is not None:  # the factor
+                    ct = ct * out_avals
+                prev = cts[needed]
+                cts[needed] = ct if prev is None else add_cotangents(prev, ct)
+                continue
             if out_avals is None:
                 ct = cts[slot]
                 if ct is None:

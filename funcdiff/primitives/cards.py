@@ -197,6 +197,8 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
             return lambda ct: (scale(ct, d),)
         prim.jvp = jvp
         prim.vjp = vjp
+        if not singular:
+            prim.vjp_factor = lambda i, y, x: deriv(x, y)
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
     prim.cost = elementwise_cost(flops)
     return prim
@@ -227,6 +229,8 @@ def binary_elementwise(name: str, impl: Callable,
     elif partials is not None:
         prim.jvp = binary_jvp(prim, partials, singular)
         prim.vjp = binary_vjp(partials, singular)
+        if not singular:
+            prim.vjp_factor = binary_vjp_factor(partials)
     prim.batch = elementwise_batch(prim)
     prim.cost = elementwise_cost(flops)
     return prim
@@ -290,6 +294,17 @@ def binary_vjp(partials, singular: bool = False) -> Callable:
             return ct_x, ct_y
         return pullback
     return vjp
+
+
+def binary_vjp_factor(partials) -> Callable:
+    """The tape's ``vjp_factor`` matching ``binary_vjp``: operand ``i``'s partial,
+    when the operand has the output's shape (no summing down)."""
+    def factor(i, out, x, y):
+        partial = partials[i]
+        if partial is None or get_aval(y if i else x).shape != get_aval(out).shape:
+            return False
+        return partial(x, y, out)
+    return factor
 
 
 def bilinear_vjp(prim: Primitive) -> Callable:

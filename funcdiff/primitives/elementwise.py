@@ -22,7 +22,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval, tangent_aval
 from funcdiff.errors import DifferentiationError, DTypeError, InvalidArgumentError, ShapeError
-from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
 from funcdiff.primitives import structural
 from funcdiff.primitives import special_math
 from funcdiff.primitives.cards import (binary_elementwise, broadcast_shapes, deflinear,
@@ -31,7 +31,8 @@ from funcdiff.primitives.cards import (binary_elementwise, broadcast_shapes, def
 
 
 def _unbroadcast_ct(ct, x):
-    return structural.unbroadcast(ct, x.aval.shape)
+    shape = x.aval.shape
+    return ct if get_aval(ct).shape == shape else structural.unbroadcast(ct, shape)
 
 
 def _const(x, value):
@@ -106,8 +107,9 @@ add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
 
 
 def _add_transpose(ct, x, y):
-    return [_unbroadcast_ct(ct, x) if is_undefined(x) else None,
-            _unbroadcast_ct(ct, y) if is_undefined(y) else None]
+    # type() rather than is_undefined: the eager tape runs this once per addition
+    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            _unbroadcast_ct(ct, y) if type(y) is UndefinedPrimal else None]
 
 
 def _add_jvp(primals, tangents):
@@ -123,9 +125,15 @@ def _add_jvp(primals, tangents):
     return out, t if get_aval(t).shape == shape else structural.broadcast_to(t, shape)
 
 
+def _same_shape(operand, out) -> bool:
+    return get_aval(operand).shape == get_aval(out).shape
+
+
 add_p.linear = True
 add_p.jvp = _add_jvp
 add_p.transpose = _add_transpose
+# both partials are 1: the cotangent passes through unless it must be summed down
+add_p.vjp_factor = lambda i, out, x, y: None if _same_shape(y if i else x, out) else False
 
 sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
@@ -145,13 +153,20 @@ def _sub_jvp(primals, tangents):
 
 
 def _sub_transpose(ct, x, y):
-    return [_unbroadcast_ct(ct, x) if is_undefined(x) else None,
-            _unbroadcast_ct(neg(ct), y) if is_undefined(y) else None]
+    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            _unbroadcast_ct(neg(ct), y) if type(y) is UndefinedPrimal else None]
+
+
+def _sub_factor(i, out, x, y):
+    if not _same_shape(y if i else x, out):
+        return False
+    return _const(out, -1.0) if i else None
 
 
 sub_p.linear = True
 sub_p.jvp = _sub_jvp
 sub_p.transpose = _sub_transpose
+sub_p.vjp_factor = _sub_factor
 
 mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
