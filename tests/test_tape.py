@@ -96,6 +96,12 @@ def test_factor_nodes_agree_with_linearize(prim):
             tape_cts, staged_cts = both_routes(f, live)
             assert np.all(np.isfinite(tape_cts[0]))
             assert_trees_close(tape_cts, staged_cts)
+    # the same value as both operands (x * x): the sum of both partials
+    x = rng.uniform(0.2, 0.8, (2, 3))
+    assert_trees_close(*both_routes(lambda v: prim.bind(v, v), x))
+    # the other operand on the tape as a constant (slot 0), not a plain array
+    assert_trees_close(*both_routes(lambda v: prim.bind(v, fnp.floor(v * 4.0) + 1.0), x))
+    assert_trees_close(*both_routes(lambda v: prim.bind(fnp.floor(v * 4.0) + 1.0, v), x))
 
 
 def test_factor_nodes_under_transformed_pullbacks():

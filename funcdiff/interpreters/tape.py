@@ -122,17 +122,60 @@ class TapeTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, args, params):
+        out = None
+        factor = primitive.vjp_factor
+        if factor is not None:
+            # An elementwise primitive of one value on the tape, the bulk of scalar
+            # code: when its cotangent is ct * d, the node keeps d (no pullback), and
+            # this path stays inline, without the general one's lists.
+            slot = 0
+            a = args[0]
+            if len(args) == 1:
+                if type(a) is TapeTracer and a._trace is self:
+                    i, slot, primals = 0, a.slot, (a.primal,)
+            else:
+                b = args[1]
+                slot_a = slot_b = 0
+                if type(a) is TapeTracer and a._trace is self:
+                    slot_a, a = a.slot, a.primal
+                if type(b) is TapeTracer and b._trace is self:
+                    slot_b, b = b.slot, b.primal
+                if slot_a and not slot_b:
+                    if not isinstance(b, Tracer):
+                        i, slot = 0, slot_a
+                elif slot_b and not slot_a:
+                    if not isinstance(a, Tracer):
+                        i, slot = 1, slot_b
+                elif slot_a == slot_b:  # x * x: both partials
+                    i, slot = None, slot_a
+                primals = (a, b)
+            if slot:
+                out = primitive.impl(*primals, **params)
+                aval = _scalar_avals.get(type(out)) or get_aval(out)
+                if aval.dtype.kind not in "fc":
+                    return TapeTracer(self, out, 0, aval)
+                if i is None:
+                    d = _both_factors(factor, out, primals, params)
+                else:
+                    d = factor(i, out, *primals, **params)
+                if d is not False:
+                    slot_out = self.next_slot
+                    self.next_slot = slot_out + 1
+                    self.nodes.append((None, slot, slot_out, d))
+                    return TapeTracer(self, out, slot_out, aval)
+        return self._process(primitive, args, params, out)
+
+    def _process(self, primitive, args, params, out):
+        """The general case (``out`` is the result when already computed, else None)."""
         primals = []
         needed = []
-        live = n_live = 0
+        live = 0
         for a in args:
             if type(a) is TapeTracer and a._trace is self:
                 primals.append(a.primal)
                 slot = a.slot
                 needed.append(slot)
-                if slot:
-                    live = slot
-                    n_live += 1
+                live |= slot
             else:
                 if isinstance(a, Tracer):
                     self.full_raise(a)  # raises: a tracer that escaped an earlier transform
@@ -143,21 +186,6 @@ class TapeTrace(Trace):
             if primitive.multiple_results:
                 return [TapeTracer(self, o, 0, get_aval(o)) for o in out]
             return TapeTracer(self, out, 0, get_aval(out))
-        if n_live == 1 and primitive.vjp_factor is not None:
-            # one operand on the tape and ct * d its cotangent: a node without a pullback
-            out = primitive.impl(*primals, **params)
-            aval = _scalar_avals.get(type(out)) or get_aval(out)
-            if aval.dtype.kind not in "fc":
-                return TapeTracer(self, out, 0, aval)
-            i = needed.index(live)
-            d = primitive.vjp_factor(i, out, *primals, **params)
-            if d is not False:
-                slot = self.next_slot
-                self.next_slot = slot + 1
-                self.nodes.append((None, live, slot, d))
-                return TapeTracer(self, out, slot, aval)
-        else:
-            out = None
         rule = primitive.vjp
         if rule is None:
             rule = _derived_rule(primitive)
@@ -183,6 +211,15 @@ class TapeTrace(Trace):
         self.next_slot = slot + 1
         self.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
         return TapeTracer(self, out, slot, aval)
+
+
+def _both_factors(factor, out, primals, params):
+    """The factor of ``f(x, x)``: the sum of both partials (1 where a factor is None)."""
+    d_x = factor(0, out, *primals, **params)
+    d_y = factor(1, out, *primals, **params)
+    if d_x is False or d_y is False:
+        return False
+    return (1 if d_x is None else d_x) + (1 if d_y is None else d_y)
 
 
 def _wrap(trace: TapeTrace, value: Any, slot: int) -> TapeTracer:
