@@ -130,9 +130,10 @@ class Primitive:
     the output cotangent to one cotangent per primal), the eager reverse-mode
     rule of ``interpreters.tape``; cards derive it from the primitive's
     derivative, never state it twice. Elementwise cards also set
-    ``vjp_factor`` ((i, out, *primals, **params) -> d, so that operand ``i``'s
-    cotangent is ``ct * d``; None when it is ``ct`` itself, False when it is
-    not a plain product, e.g. under broadcasting): the tape's cheapest node.
+    ``vjp_factor`` ((i, out, *primals, **params) -> d, so that operand ``i``,
+    when it has the output's shape, has the cotangent ``ct * d``; None when
+    that is ``ct`` itself, False when it is not a plain product): the tape's
+    cheapest node.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """

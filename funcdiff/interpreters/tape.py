@@ -103,7 +103,8 @@ class TapeTrace(Trace):
     primitives ran (``out_avals`` is None for a single output), or
     ``(None, input_slot, slot, factor)`` for a primitive with one operand on
     the tape whose cotangent is the output's times ``factor`` (its
-    ``vjp_factor``; None for a factor of 1): no pullback to call. ``next_slot``
+    ``vjp_factor``; None for a factor of 1; asked only when that operand has
+    the output's shape): no pullback to call. ``next_slot``
     is the next free cotangent slot. ``bind`` hands this trace its arguments
     unraised (``raw_args``): constants stay plain values.
     """
@@ -132,28 +133,31 @@ class TapeTrace(Trace):
             a = args[0]
             if len(args) == 1:
                 if type(a) is TapeTracer and a._trace is self:
-                    i, slot, primals = 0, a.slot, (a.primal,)
+                    i, slot, shape, primals = 0, a.slot, None, (a.primal,)
             else:
                 b = args[1]
                 slot_a = slot_b = 0
                 if type(a) is TapeTracer and a._trace is self:
-                    slot_a, a = a.slot, a.primal
+                    slot_a, shape_a, a = a.slot, a._aval.shape, a.primal
                 if type(b) is TapeTracer and b._trace is self:
-                    slot_b, b = b.slot, b.primal
+                    slot_b, shape_b, b = b.slot, b._aval.shape, b.primal
                 if slot_a and not slot_b:
                     if not isinstance(b, Tracer):
-                        i, slot = 0, slot_a
+                        i, slot, shape = 0, slot_a, shape_a
                 elif slot_b and not slot_a:
                     if not isinstance(a, Tracer):
-                        i, slot = 1, slot_b
-                elif slot_a == slot_b:  # x * x: both partials
-                    i, slot = None, slot_a
+                        i, slot, shape = 1, slot_b, shape_b
+                elif slot_a and slot_a == slot_b:  # x * x: both partials
+                    i, slot, shape = None, slot_a, shape_a
                 primals = (a, b)
             if slot:
                 out = primitive.impl(*primals, **params)
                 aval = _scalar_avals.get(type(out)) or get_aval(out)
                 if aval.dtype.kind not in "fc":
                     return TapeTracer(self, out, 0, aval)
+                if shape is not None and shape != aval.shape:
+                    # a broadcast operand: its cotangent is summed down by the general path
+                    return self._process(primitive, args, params, out)
                 if i is None:
                     d = _both_factors(factor, out, primals, params)
                 else:

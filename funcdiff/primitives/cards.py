@@ -297,13 +297,11 @@ def binary_vjp(partials, singular: bool = False) -> Callable:
 
 
 def binary_vjp_factor(partials) -> Callable:
-    """The tape's ``vjp_factor`` matching ``binary_vjp``: operand ``i``'s partial,
-    when the operand has the output's shape (no summing down)."""
+    """The tape's ``vjp_factor`` matching ``binary_vjp``: operand ``i``'s partial
+    (the tape asks only when that operand has the output's shape)."""
     def factor(i, out, x, y):
         partial = partials[i]
-        if partial is None or get_aval(y if i else x).shape != get_aval(out).shape:
-            return False
-        return partial(x, y, out)
+        return False if partial is None else partial(x, y, out)
     return factor
 
 

@@ -125,15 +125,10 @@ def _add_jvp(primals, tangents):
     return out, t if get_aval(t).shape == shape else structural.broadcast_to(t, shape)
 
 
-def _same_shape(operand, out) -> bool:
-    return get_aval(operand).shape == get_aval(out).shape
-
-
 add_p.linear = True
 add_p.jvp = _add_jvp
 add_p.transpose = _add_transpose
-# both partials are 1: the cotangent passes through unless it must be summed down
-add_p.vjp_factor = lambda i, out, x, y: None if _same_shape(y if i else x, out) else False
+add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
 
 sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
@@ -157,16 +152,10 @@ def _sub_transpose(ct, x, y):
             _unbroadcast_ct(neg(ct), y) if type(y) is UndefinedPrimal else None]
 
 
-def _sub_factor(i, out, x, y):
-    if not _same_shape(y if i else x, out):
-        return False
-    return _const(out, -1.0) if i else None
-
-
 sub_p.linear = True
 sub_p.jvp = _sub_jvp
 sub_p.transpose = _sub_transpose
-sub_p.vjp_factor = _sub_factor
+sub_p.vjp_factor = lambda i, out, x, y: _const(out, -1.0) if i else None
 
 mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
