@@ -60,7 +60,11 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
+    """``bind`` hands this trace its arguments unraised (``raw_args``): values
+    that are not this trace's tracers are unbatched (dim None) as they are."""
+
     __slots__ = ()
+    raw_args = True
 
     @property
     def axis_size(self) -> int:
@@ -71,16 +75,40 @@ class BatchTrace(Trace):
 
     lift = pure
 
-    def process_primitive(self, primitive, tracers, params):
-        for t in tracers:
-            if type(t) is BasisTracer:
-                out = _basis_rule(self, primitive, tracers, params)
-                if out is not None:
-                    return out
-                break
-        vals = [t.val for t in tracers]
+    def process_primitive(self, primitive, args, params):
+        vals = []
+        dims = []
+        batched = False
+        main = self.main
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace.main is main:
+                    if type(a) is BasisTracer:
+                        return self._process_basis(primitive, args, params)
+                    d = a.bdim
+                    if d is not None:
+                        batched = True
+                    vals.append(a.val)
+                    dims.append(d)
+                    continue
+                self.full_raise(a)  # raises for a tracer that escaped an inner transform
+            vals.append(a)
+            dims.append(None)
+        return self._apply(primitive, vals, dims, batched, params)
+
+    def _process_basis(self, primitive, args, params):
+        """``primitive`` with a symbolic basis among its operands: a shortcut
+        when there is one, else the usual rule on the materialised basis."""
+        tracers = [self.full_raise(a) for a in args]
+        out = _basis_rule(self, primitive, tracers, params)
+        if out is not None:
+            return out
         dims = [t.bdim for t in tracers]
-        if all(d is None for d in dims):
+        return self._apply(primitive, [t.val for t in tracers], dims,
+                           any(d is not None for d in dims), params)
+
+    def _apply(self, primitive, vals, dims, batched, params):
+        if not batched:
             out = primitive.bind(*vals, **params)
             if primitive.multiple_results:
                 return [BatchTracer(self, o, None) for o in out]

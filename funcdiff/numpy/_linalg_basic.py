@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff.core import get_aval
+from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
 from funcdiff.numpy._contraction import (_arrange, _bool_in, _bool_out, _contract_pair,
@@ -29,7 +29,7 @@ from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsu
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, reductions, structural
 from funcdiff.primitives.cards import broadcast_shapes
-from funcdiff.primitives.dot import dot_general
+from funcdiff.primitives.dot import dot_general, dot_general_p
 
 
 # ---------------------------------------------------------------------------
@@ -40,9 +40,12 @@ def _prepare(name: str, *args: Any) -> list[Any]:
     """Arrays of one promoted dtype; Python scalars become strong 0-d arrays
     (numpy's products call ``asarray`` on them)."""
     dtype = getattr(args[0], "dtype", None)
-    if (dtype is not None and dtype.kind in "biuf"  # fast path: arrays of one dtype
-            and all(type(a) is np.ndarray and a.dtype == dtype for a in args)):
-        return list(args)
+    if dtype is not None and dtype.kind in "biuf":  # fast path: arrays or tracers of one dtype
+        for a in args:
+            if not (type(a) is np.ndarray or isinstance(a, Tracer)) or a.dtype != dtype:
+                break
+        else:
+            return list(args)
     arrays = [_util.asarray(a, name) for a in args]
     return _util.promote(name, *arrays)
 
@@ -149,6 +152,10 @@ def outer(a, b, out=None):
     return ew.mul(a, b)
 
 
+# matmul's dimension numbers when b has at most two axes, by (a's, b's contracted axis)
+_MATMUL_NUMBERS = {(a_k, b_k): (((a_k,), (b_k,)), ((), ())) for a_k in range(32) for b_k in (0, 1)}
+
+
 def matmul(a, b, out=None):
     """Matrix product with numpy's broadcasting of leading dimensions (numpy.matmul, ``@``).
 
@@ -184,8 +191,11 @@ def matmul(a, b, out=None):
             f"matmul: shapes {a_shape} and {b_shape} do not match in the contracted "
             f"dimension ({a_shape[a_k]} vs {b_shape[b_k]}): the last axis of the first "
             "must equal the second-to-last axis of the second.")
+    if len(b_shape) <= 2 and a.dtype != np.bool_:
+        # a's free axes, then b's: exactly dot_general's layout (the common case)
+        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_NUMBERS[a_k, b_k])
     (a, b), was_bool = _bool_in([a, b])
-    if len(b_shape) <= 2:  # a's free axes, then b's: exactly dot_general's layout
+    if len(b_shape) <= 2:
         numbers = ((a_k,), (b_k,)), ((), ())
         return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
     if len(a_shape) == len(b_shape) and a_shape[:-2] == b_shape[:-2]:  # aligned batches

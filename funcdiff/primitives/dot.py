@@ -14,11 +14,13 @@ contractions without batch axes, one stacked ``np.matmul`` with batch axes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
-from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.primitives.cards import bilinear_vjp, nbytes, same_dtype
 from funcdiff.primitives.structural import _checked_impl, transpose
 
@@ -45,10 +47,7 @@ def _dot_general_impl(x, y, *, dimension_numbers):
         i, j = lc[0], rc[0]
         if not (0 <= i < x.ndim and 0 <= j < y.ndim and x.shape[i] == y.shape[j]):
             raise ValueError("mismatched axes")  # numpy may broadcast silently
-        if i == x.ndim - 1 and j == 0:
-            return np.dot(x, y)
-        if x.ndim == 2 and y.ndim == 2:
-            return np.dot(x if i == 1 else x.T, y if j == 0 else y.T)
+        return np.dot(x.T if i == 0 and x.ndim == 2 else x, y.T if j == 1 else y)
     if len(lc) != len(rc) or len(lb) != len(rb) or any(
             i < 0 or j < 0 or x.shape[i] != y.shape[j] for i, j in zip(lc + lb, rc + rb)):
         raise ValueError("mismatched axes")  # numpy may broadcast or reshape silently
@@ -106,38 +105,52 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers):
     return out, terms[0] if len(terms) == 1 else add(*terms)
 
 
-def _transpose_to(result, positions):
-    """``result`` with its axes reordered; ``positions[i]`` is where axis i belongs."""
+def _permutation_to(positions) -> tuple | None:
+    """The permutation putting axis i at ``positions[i]``, or None for the identity."""
     permutation = tuple(sorted(range(len(positions)), key=positions.__getitem__))
-    if permutation == tuple(range(len(positions))):
-        return result
-    return transpose(result, permutation=permutation)
+    return None if permutation == tuple(range(len(positions))) else permutation
 
 
-def _dot_general_transpose(ct, x, y, *, dimension_numbers):
+@functools.lru_cache(maxsize=1024)
+def _transpose_plan(dimension_numbers, x_ndim: int, y_ndim: int, wrt_x: bool):
+    """How to transpose dot_general for one operand: the dimension numbers of the
+    contraction with the cotangent and the permutation of its result (or None)."""
     # ct has the layout (batch, x's free axes, y's free axes). Contracting it with
     # the known operand over that operand's free axes leaves the other operand's
     # axes grouped as (batch, ..., contracting in the known operand's order); the
     # operand order below makes plain matmuls come out in place, with no transpose.
     (lc, rc), (lb, rb) = dimension_numbers
-    if is_undefined(x) == is_undefined(y):
-        raise ValueError("dot_general is transposed with respect to exactly one operand")
     nbatch, batch = len(lb), tuple(range(len(lb)))
-    if is_undefined(x):
-        x_free = _free_axes(len(x.aval.shape), lc, lb)
-        y_free = tuple(_free_axes(get_aval(y).ndim, rc, rb))
+    x_free = _free_axes(x_ndim, lc, lb)
+    y_free = _free_axes(y_ndim, rc, rb)
+    if wrt_x:
         ct_y_free = tuple(range(nbatch + len(x_free), nbatch + len(x_free) + len(y_free)))
-        result = dot_general(ct, y, dimension_numbers=((ct_y_free, y_free), (batch, rb)))
+        numbers = ((ct_y_free, tuple(y_free)), (batch, rb))
         # result: (batch, x's free axes, y's contracting axes in increasing order)
         positions = list(lb) + x_free + [lc[rc.index(a)] for a in sorted(rc)]
-        return [_transpose_to(result, positions), None]
-    x_free = tuple(_free_axes(get_aval(x).ndim, lc, lb))
-    y_free = _free_axes(len(y.aval.shape), rc, rb)
-    ct_x_free = tuple(range(nbatch, nbatch + len(x_free)))
-    result = dot_general(x, ct, dimension_numbers=((x_free, ct_x_free), (lb, batch)))
-    # result: (batch, x's contracting axes in increasing order, y's free axes)
-    positions = list(rb) + [rc[lc.index(a)] for a in sorted(lc)] + y_free
-    return [None, _transpose_to(result, positions)]
+    else:
+        ct_x_free = tuple(range(nbatch, nbatch + len(x_free)))
+        numbers = ((tuple(x_free), ct_x_free), (lb, batch))
+        # result: (batch, x's contracting axes in increasing order, y's free axes)
+        positions = list(rb) + [rc[lc.index(a)] for a in sorted(lc)] + y_free
+    return numbers, _permutation_to(positions)
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers):
+    x_undefined = type(x) is UndefinedPrimal
+    if x_undefined == (type(y) is UndefinedPrimal):
+        raise ValueError("dot_general is transposed with respect to exactly one operand")
+    if x_undefined:
+        numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape),
+                                               get_aval(y).ndim, True)
+        result = dot_general_p.bind(ct, y, dimension_numbers=numbers)
+    else:
+        numbers, permutation = _transpose_plan(dimension_numbers, get_aval(x).ndim,
+                                               len(y.aval.shape), False)
+        result = dot_general_p.bind(x, ct, dimension_numbers=numbers)
+    if permutation is not None:
+        result = transpose(result, permutation=permutation)
+    return [result, None] if x_undefined else [None, result]
 
 
 def _shift(axes: tuple, bdim: int) -> tuple:
