@@ -16,6 +16,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, binder, get_aval, instantiate
 from funcdiff.errors import DTypeError, ShapeError
+from funcdiff.primitives import structural  # a cycle: used at call time only
 
 
 def make_op(prim: Primitive, doc: str = "") -> Callable:
@@ -122,7 +123,6 @@ def same_dtype(name: str, *avals: ShapedArray) -> np.dtype:
 
 def _bdim_to_front(x: Any, bdim: int | None, out_ndim: int) -> Any:
     """Move the batch axis of ``x`` to 0 and pad its rank to ``out_ndim`` + 1."""
-    from funcdiff.primitives import structural
     if bdim is None:
         return x
     if bdim != 0:
@@ -137,11 +137,21 @@ def _bdim_to_front(x: Any, bdim: int | None, out_ndim: int) -> Any:
 def elementwise_batch(prim: Primitive) -> Callable:
     """Batch rule for elementwise primitives with numpy broadcasting."""
     def rule(vals, dims, **params):
-        first = next(d for d in dims if d is not None)
-        if all(d == first for d in dims):
-            ndims = {get_aval(v).ndim for v in vals}
-            if len(ndims) == 1:  # same rank, same batch axis: apply directly
-                return bind(prim, *vals, **params), first
+        # Batched operands of one rank with one batch axis k apply directly when
+        # every unbatched operand broadcasts against the axes after k (scalars always).
+        k = None
+        for v, d in zip(vals, dims):
+            if d is not None:
+                if k is None:
+                    k, limit = d, v.ndim - d
+                elif d != k or v.ndim - d != limit:
+                    break
+        else:
+            for v, d in zip(vals, dims):
+                if d is None and getattr(v, "ndim", 0) >= limit:
+                    break
+            else:
+                return bind(prim, *vals, **params), k
         out_ndim = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
         moved = [_bdim_to_front(v, d, out_ndim) for v, d in zip(vals, dims)]
         return bind(prim, *moved, **params), 0
