@@ -40,6 +40,7 @@ from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _dynamic, _scalar_avals, _trace_stack, get_aval,
                            new_main)
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
+from funcdiff.primitives.elementwise import mul
 
 
 _enabled = True
@@ -223,6 +224,8 @@ def _both_factors(factor, out, primals, params):
     d_y = factor(1, out, *primals, **params)
     if d_x is False or d_y is False:
         return False
+    if d_x is None and d_y is None:
+        return get_aval(out).dtype.type(2)
     return (1 if d_x is None else d_x) + (1 if d_y is None else d_y)
 
 
@@ -343,8 +346,8 @@ class TapeFunction:
                 if ct is None:
                     continue
                 cts[slot] = None
-                if out_avals is not None:  # the factor
-                    ct = ct * out_avals
+                if out_avals is not None:  # the factor; a traced cotangent binds mul itself
+                    ct = mul(ct, out_avals) if isinstance(ct, Tracer) else ct * out_avals
                 prev = cts[needed]
                 cts[needed] = ct if prev is None else add_cotangents(prev, ct)
                 continue

@@ -176,6 +176,10 @@ def _unsupported(what: str, hint: str = "") -> UnsupportedNumpyError:
 
 
 def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    if method == "__call__" and not kwargs and _tables:  # the common case: a plain call
+        fn = _tables["ufuncs"].get(ufunc)
+        if fn is not None:
+            return fn(*inputs)
     name = f"numpy.{ufunc.__name__}"
     out = kwargs.pop("out", None)
     if any(o is not None for o in (out if isinstance(out, tuple) else (out,))):

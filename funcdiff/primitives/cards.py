@@ -137,8 +137,9 @@ def _bdim_to_front(x: Any, bdim: int | None, out_ndim: int) -> Any:
 def elementwise_batch(prim: Primitive) -> Callable:
     """Batch rule for elementwise primitives with numpy broadcasting."""
     def rule(vals, dims, **params):
-        # Batched operands of one rank with one batch axis k apply directly when
-        # every unbatched operand broadcasts against the axes after k (scalars always).
+        # Batched operands of one rank with one batch axis k keep it there: an
+        # unbatched operand broadcasts as it is against the axes after k (scalars
+        # always), or with a unit axis inserted where k falls among its own axes.
         k = None
         for v, d in zip(vals, dims):
             if d is not None:
@@ -147,11 +148,17 @@ def elementwise_batch(prim: Primitive) -> Callable:
                 elif d != k or v.ndim - d != limit:
                     break
         else:
-            for v, d in zip(vals, dims):
+            rank, fitted = k + limit, None
+            for i, (v, d) in enumerate(zip(vals, dims)):
                 if d is None and getattr(v, "ndim", 0) >= limit:
-                    break
+                    shape = get_aval(v).shape
+                    if len(shape) >= rank:
+                        break  # more axes than the batched operands: the general case
+                    p = k - (rank - 1 - len(shape))
+                    fitted = fitted or list(vals)
+                    fitted[i] = structural.reshape(v, new_sizes=shape[:p] + (1,) + shape[p:])
             else:
-                return bind(prim, *vals, **params), k
+                return bind(prim, *(fitted or vals), **params), k
         out_ndim = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
         moved = [_bdim_to_front(v, d, out_ndim) for v, d in zip(vals, dims)]
         return bind(prim, *moved, **params), 0
