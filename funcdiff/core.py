@@ -14,11 +14,10 @@ constants. That is what rules out perturbation confusion.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import operator
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -240,22 +239,30 @@ _trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
 _dynamic: list[MainTrace] = [_trace_stack[0]]  # innermost staging that captures all ops
 
 
-@contextlib.contextmanager
-def new_main(trace_type: type, global_data: Any = None,
-             dynamic: bool = False) -> Iterator[MainTrace]:
-    """Push a new transform onto the trace stack for the duration of a block.
+class new_main:
+    """Push a new transform onto the trace stack for the duration of a
+    ``with`` block, which receives its ``MainTrace``.
 
     A *dynamic* main (used by make_jaxpr and jit) captures every operation,
-    even those on constants, so they are staged rather than evaluated.
+    even those on constants, so they are staged rather than evaluated. (A
+    class rather than a generator-based context manager: every transform
+    enters one per call.)
     """
-    main = MainTrace(len(_trace_stack), trace_type, global_data)
-    _trace_stack.append(main)
-    if dynamic:
-        _dynamic.append(main)
-    try:
-        yield main
-    finally:
-        if dynamic:
+
+    __slots__ = ("main", "dynamic")
+
+    def __init__(self, trace_type: type, global_data: Any = None, dynamic: bool = False):
+        self.main = MainTrace(len(_trace_stack), trace_type, global_data)
+        self.dynamic = dynamic
+
+    def __enter__(self) -> MainTrace:
+        _trace_stack.append(self.main)
+        if self.dynamic:
+            _dynamic.append(self.main)
+        return self.main
+
+    def __exit__(self, *exc_info) -> None:
+        if self.dynamic:
             _dynamic.pop()
         _trace_stack.pop()
 

@@ -38,21 +38,37 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
+    """``bind`` hands this trace its arguments unraised (``raw_args``): values
+    that are not this trace's tracers are constants, whose symbolic zero
+    tangent is made only when a rule needs it."""
+
     __slots__ = ()
+    raw_args = True
 
     def pure(self, val: Any) -> JVPTracer:
         return JVPTracer(self, val, Zero(tangent_aval(get_aval(val))))
 
     lift = pure
 
-    def process_primitive(self, primitive: Primitive, tracers, params):
-        primals = [t.primal for t in tracers]
-        tangents = [t.tangent for t in tracers]
+    def process_primitive(self, primitive: Primitive, args, params):
+        primals = []
+        tangents = []
         all_zero = True
-        for t in tangents:
-            if type(t) is not Zero:
-                all_zero = False
-                break
+        constants = False
+        main = self.main
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace.main is main:
+                    primals.append(a.primal)
+                    t = a.tangent
+                    tangents.append(t)
+                    if all_zero and type(t) is not Zero:
+                        all_zero = False
+                    continue
+                self.full_raise(a)  # raises for a tracer that escaped an inner transform
+            primals.append(a)
+            tangents.append(None)
+            constants = True
         if all_zero or primitive.nondifferentiable:
             out = primitive.bind(*primals, **params)
             if primitive.multiple_results:
@@ -64,6 +80,9 @@ class JVPTrace(Trace):
                 f"funcdiff has no forward-mode rule for the primitive {primitive.name}; "
                 "it cannot be differentiated. Wrap the computation in "
                 "fd.stop_gradient if its derivative is not needed.")
+        if constants:
+            tangents = [Zero(tangent_aval(get_aval(p))) if t is None else t
+                        for p, t in zip(primals, tangents)]
         primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
             return [JVPTracer(self, p, _checked_tangent(p, t))
