@@ -77,6 +77,7 @@ _checked_dtypes: dict[np.dtype, np.dtype] = {}  # dtypes check_dtype has accepte
 # The aval of every value of a scalar type (Python scalars, numpy scalar types seen
 # so far). Avals are never mutated, so one object serves every scalar of a type.
 _scalar_avals: dict[type, ShapedArray] = {t: ShapedArray((), d) for t, d in _SCALAR_TYPES.items()}
+_array_avals: dict[tuple, ShapedArray] = {}  # by (shape, dtype) of the arrays seen so far
 
 
 def get_aval(x: Any) -> ShapedArray:
@@ -87,10 +88,16 @@ def get_aval(x: Any) -> ShapedArray:
     """
     t = type(x)
     if t is np.ndarray:
-        dtype = _checked_dtypes.get(x.dtype)
-        if dtype is None:
-            dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
-        return ShapedArray(x.shape, dtype)
+        key = (x.shape, x.dtype)
+        aval = _array_avals.get(key)
+        if aval is None:
+            dtype = _checked_dtypes.get(x.dtype)
+            if dtype is None:
+                dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
+            aval = ShapedArray(x.shape, dtype)
+            if len(_array_avals) < 4096:
+                _array_avals[key] = aval
+        return aval
     aval = _scalar_avals.get(t)
     if aval is not None:
         return aval

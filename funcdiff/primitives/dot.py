@@ -41,7 +41,10 @@ dot_general_p = Primitive("dot_general")
 
 def _dot_general_impl(x, y, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
-    x, y = np.asarray(x), np.asarray(y)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if type(y) is not np.ndarray:
+        y = np.asarray(y)
     if not lb and len(lc) == 1 and len(rc) == 1 and x.ndim <= 2 and y.ndim <= 2:
         # Matrix and vector products (the common case, checked cheaply); a
         # transposed operand is a view BLAS accepts.
@@ -93,17 +96,18 @@ def _dot_general_abstract_eval(x, y, *, dimension_numbers):
 
 
 def _dot_general_jvp(primals, tangents, *, dimension_numbers):
-    from funcdiff.primitives.elementwise import add
     (x, y), (tx, ty) = primals, tangents
-    out = dot_general(x, y, dimension_numbers=dimension_numbers)
-    terms = []
-    if type(tx) is not Zero:
-        terms.append(dot_general(tx, y, dimension_numbers=dimension_numbers))
+    bind_dot = dot_general_p.bind  # the numbers are canonical already
+    out = bind_dot(x, y, dimension_numbers=dimension_numbers)
+    if type(tx) is Zero:
+        if type(ty) is Zero:
+            return out, Zero(get_aval(out))
+        return out, bind_dot(x, ty, dimension_numbers=dimension_numbers)
+    t = bind_dot(tx, y, dimension_numbers=dimension_numbers)
     if type(ty) is not Zero:
-        terms.append(dot_general(x, ty, dimension_numbers=dimension_numbers))
-    if not terms:
-        return out, Zero(get_aval(out))
-    return out, terms[0] if len(terms) == 1 else add(*terms)
+        from funcdiff.primitives.elementwise import add
+        t = add(t, bind_dot(x, ty, dimension_numbers=dimension_numbers))
+    return out, t
 
 
 def _permutation_to(positions) -> tuple | None:
