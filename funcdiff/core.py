@@ -308,11 +308,22 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
                 top = x._trace.main
         if top.level == 0:
             return primitive.impl(*args, **params)
+        level = top.level
+        if level >= len(_trace_stack) or _trace_stack[level] is not top:
+            raise _escaped_error(top)
         trace = top.trace
         if trace.raw_args:
             return trace.process_primitive(primitive, args, params)
         return trace.process_primitive(primitive, [trace.full_raise(a) for a in args], params)
     return bind_primitive
+
+
+def _escaped_error(main: MainTrace) -> FunctionalDiffError:
+    return FunctionalDiffError(
+        f"a value traced by a transform ({main.trace_type.__name__}) was used after that "
+        "transform had returned. This happens when a function stores a tracer in a "
+        "global, a list or a closure that outlives the transform; return the value "
+        "instead (as an output, or an aux output with has_aux=True).")
 
 
 def cur_level() -> int:

@@ -5,8 +5,8 @@ import pytest
 
 import funcdiff as fd
 import funcdiff.numpy as fnp
-from funcdiff.errors import (BatchingError, DifferentiationError, InvalidArgumentError,
-                             ShapeError, TreeStructureError)
+from funcdiff.errors import (BatchingError, DifferentiationError, FunctionalDiffError,
+                             InvalidArgumentError, ShapeError, TreeStructureError)
 from funcdiff.test_util import GradientCheckError, check_grads
 
 rng = np.random.default_rng(42)
@@ -323,3 +323,28 @@ def test_transforms_of_a_jitted_function_have_their_own_cache():
     np.testing.assert_allclose(fd.jit(fd.jacfwd(g))(x), H, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(fd.jit(fd.jacrev(g))(x), H, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(fd.jit(fd.hessian(fd.jit(f)))(x), H, rtol=1e-12, atol=1e-14)
+
+
+def test_tracer_kept_from_a_finished_transform_is_reported():
+    """A tracer stored by an inner transform and used after it returned names the
+    mistake, under every transform, instead of leaking a tracer out."""
+    def inner_leak(transform):
+        kept = []
+
+        def g(y):
+            kept.append(y)
+            return y * 2.0
+        transform(g)
+        return kept[0]
+
+    transforms = {
+        "vmap": lambda g: fd.vmap(g)(np.ones((2, 3))),
+        "jvp": lambda g: fd.jvp(g, (np.ones(3),), (np.ones(3),)),
+        "grad": lambda g: fd.grad(lambda y: fnp.sum(g(y)))(np.ones(3)),
+    }  # the inner transforms, run inside the outer one
+    for transform in transforms.values():
+        def outer(x):
+            return x + inner_leak(transform)
+        for outer_transform in (fd.vmap(outer), lambda x: fd.jvp(outer, (x,), (x,))):
+            with pytest.raises(FunctionalDiffError, match="escaped|after that transform"):
+                outer_transform(np.ones((3, 3)))
