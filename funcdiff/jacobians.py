@@ -24,6 +24,7 @@ from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.primitives import structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
                                 tree_unflatten)
 
@@ -43,7 +44,6 @@ def _std_basis(leaves: Sequence[Any]) -> tuple[list[StdBasis], int]:
 
 def _slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
     """``x[..., start:stop, ...]`` along ``axis``, traceable (``x`` itself when whole)."""
-    from funcdiff.primitives import structural
     shape = get_aval(x).shape
     if (start, stop) == (0, shape[axis]):
         return x
@@ -54,7 +54,6 @@ def _slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
 
 
 def _reshaped(x: Any, shape: tuple) -> Any:
-    from funcdiff.primitives import structural
     return x if get_aval(x).shape == shape else structural.reshape(x, new_sizes=shape)
 
 
@@ -135,7 +134,6 @@ def _chunked_vmap(fun: Callable, basis: list[StdBasis], n: int, chunk_size: int 
                   out_dims: Any) -> list:
     """vmap ``fun`` over the basis, ``chunk_size`` basis vectors at a time; the
     chunks' results are joined along their batch axes."""
-    from funcdiff.primitives import structural
     if n == 0:
         raise InvalidArgumentError("Jacobians of functions with empty inputs or outputs "
                                    "are not supported")

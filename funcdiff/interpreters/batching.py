@@ -28,6 +28,7 @@ import numpy as np
 
 from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main
 from funcdiff.errors import BatchingError
+from funcdiff.primitives import dot, elementwise, slicing, structural
 
 not_mapped = None
 
@@ -134,7 +135,6 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequen
     output structure only then. An argument may be a ``StdBasis``, batched
     along axis 0 (in_dims 0).
     """
-    from funcdiff.primitives import structural
     with new_main(BatchTrace, axis_size) as main:
         trace = main.trace
         ins = [a if d is None else
@@ -159,14 +159,12 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequen
                         "integer out_axes to keep the batch axis.")
                 results.append(val)
             else:
-                results.append(move_batch_axis(val, bdim, od, axis_size, structural))
+                results.append(move_batch_axis(val, bdim, od, axis_size))
         return results
 
 
-def move_batch_axis(val: Any, src: int | None, dst: int, axis_size: int, structural=None) -> Any:
+def move_batch_axis(val: Any, src: int | None, dst: int, axis_size: int) -> Any:
     """``val`` with its batch axis at ``dst``; an unbatched value is broadcast."""
-    if structural is None:
-        from funcdiff.primitives import structural
     if src is None:
         aval = get_aval(val)
         shape = list(aval.shape)
@@ -217,9 +215,11 @@ class StdBasis:
                         self.scale, self.scale_prim)
 
     def replace(self, **changes) -> "StdBasis":
-        fields = {k: getattr(self, k) for k in self.__slots__}
-        fields.update(changes)
-        return StdBasis(**fields)
+        get = changes.get
+        return StdBasis(get("size", self.size), get("start", self.start),
+                        get("offset", self.offset), get("shape", self.shape),
+                        get("dtype", self.dtype), get("scale", self.scale),
+                        get("scale_prim", self.scale_prim))
 
     def materialize(self) -> Any:
         eye = np.eye(self.size, self.leaf_size, k=self.start - self.offset, dtype=self.dtype)
@@ -294,7 +294,6 @@ def _scale_rule(primitive):
 
 
 def _neg_rule(trace, tracers):
-    from funcdiff.primitives import elementwise
     (t,) = tracers
     basis = t.basis
     if basis.scale is None:
@@ -307,7 +306,6 @@ def _neg_rule(trace, tracers):
 def _reshape_rule(trace, tracers, *, new_sizes):
     """A reshape of the basis (batch axis first, the usual batch rule) only
     relabels the leaf's elements: row b keeps its one at the same flat position."""
-    from funcdiff.primitives import structural
     (t,) = tracers
     basis, shape = t.basis, tuple(new_sizes)
     if math.prod(shape) != basis.leaf_size:
@@ -323,7 +321,6 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
     ``w`` indexed at ``b`` along ``c``: the batch is ``w`` itself with batch axis
     ``c`` (sliced and zero-padded when the basis covers other leaves or a chunk
     of rows; scaled along ``c`` for a scaled basis)."""
-    from funcdiff.primitives import slicing, structural
     split = _split(tracers)
     (lc, rc), (lb, rb) = dimension_numbers
     if split is None or lb or len(lc) != 1:
@@ -365,7 +362,6 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
 @functools.cache
 def _basis_rules() -> dict:
     """The shortcuts, by primitive (built on first use: primitives import this module)."""
-    from funcdiff.primitives import dot, elementwise, structural
     return {elementwise.mul_p: _scale_rule(elementwise.mul_p),
             elementwise.safe_mul_p: _scale_rule(elementwise.safe_mul_p),
             elementwise.neg_p: _neg_rule, structural.reshape_p: _reshape_rule,
