@@ -153,7 +153,7 @@ def outer(a, b, out=None):
 
 
 # matmul's dimension numbers when b has at most two axes, by (a's, b's contracted axis)
-_MATMUL_NUMBERS = {(a_k, b_k): (((a_k,), (b_k,)), ((), ())) for a_k in range(32) for b_k in (0, 1)}
+_MATMUL_NUMBERS = {(a_k, 0): (((a_k,), (0,)), ((), ())) for a_k in range(64)}
 
 
 def matmul(a, b, out=None):
@@ -178,6 +178,13 @@ def matmul(a, b, out=None):
     >>> fnp.matmul(np.ones((4, 2, 3)), np.ones((3, 5))).shape
     (4, 2, 5)
     """
+    if out is None:  # the common case first: float operands of one dtype, b a matrix or vector
+        dtype = getattr(a, "dtype", None)
+        if dtype is not None and dtype.kind == "f" and getattr(b, "dtype", None) == dtype:
+            a_shape, b_shape = a.shape, b.shape
+            if a_shape and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]:
+                return dot_general_p.bind(
+                    a, b, dimension_numbers=_MATMUL_NUMBERS[len(a_shape) - 1, 0])
     _util.reject("matmul", out=out)
     a, b = _prepare("matmul", a, b)
     a_shape, b_shape = _shape(a), _shape(b)
