@@ -192,7 +192,16 @@ def _batch_plan(dimension_numbers, dx, dy, x_shape, y_shape):
         bc = _shift(bc, db)
         if len(bc) + 1 == len(b_shape):
             w_free = _prod([w_shape[i] for i in range(len(w_shape)) if i not in wc])
-            if b_shape[db] >= w_free:  # w first: the result is (w's free axes, batch)
+            batch = b_shape[db]
+            # Measured exception (OpenBLAS, one thread): a batch of at most 16 vectors
+            # stored batch-last against a matrix of at most 98304 elements (768 KiB
+            # in float64: it stays in cache) is fastest as the plain product w @ b,
+            # no operand transposed (0.035 ms against 0.051-0.064 for the (batch,
+            # 300) result at 300 x 300, batch 10; larger matrices or batches favour
+            # the longer side last).
+            small = (db == len(b_shape) - 1 and batch <= 16
+                     and w_free * _prod([w_shape[i] for i in wc]) <= 98304)
+            if small or batch >= w_free:  # w first: the result is (w's free axes, batch)
                 n_w_free = len(w_shape) - len(wc)
                 return b_is_x, ((wc, bc), ((), ())), n_w_free
             return not b_is_x, ((bc, wc), ((), ())), 0
