@@ -408,7 +408,24 @@ def _drop_outputs(lin, n: int):
                           lin.out_avals[:n], lin.out_is_zero[:n])
 
 
-def _check_differentiable(leaves: Sequence[Any], argnums: tuple[int, ...], args, transform: str):
+def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
+    """The flat leaves and tree of ``args[argnums]``, which must be float arrays.
+
+    One flattening on the common path; the error path flattens argument by
+    argument to name the offending argument and leaf.
+    """
+    try:
+        leaves, tree = _flatten_args([args[i] for i in argnums], transform)
+    except InvalidArgumentError:
+        _check_differentiable(argnums, args, transform)
+        raise
+    for leaf in leaves:
+        if leaf.dtype.kind != "f":
+            _check_differentiable(argnums, args, transform)
+    return leaves, tree
+
+
+def _check_differentiable(argnums: tuple[int, ...], args, transform: str):
     for i in argnums:
         for j, leaf in enumerate(tree_flatten(args[i])[0]):
             dtype = get_aval(_as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
@@ -444,9 +461,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     @_wraps(f)
     def value_and_grad_f(*args, **kwargs):
         nums = _normalize_argnums(argnums, len(args), "grad")
-        _check_differentiable(args, nums, args, "grad")
-        dyn = [args[i] for i in nums]
-        p_flat, p_tree = _flatten_args(dyn, "grad")
+        p_flat, p_tree = _differentiable_leaves(args, nums, "grad")
         store: list = []
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
         f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, "grad")

@@ -16,7 +16,7 @@ import math
 from typing import Any, Callable, Sequence
 
 from funcdiff import dtypes
-from funcdiff.api import (_as_leaf, _check_differentiable, _drop_outputs, _flat_fun,
+from funcdiff.api import (_as_leaf, _differentiable_leaves, _drop_outputs, _flat_fun,
                           _flatten_args, _materialize, _normalize_argnums, _partial_on,
                           _pull_back, _reverse_flat, _wraps, grad, jvp)
 from funcdiff.core import ShapedArray, get_aval
@@ -62,8 +62,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
     @_wraps(f)
     def jac_f(*args):
         nums = _normalize_argnums(argnums, len(args), name)
-        _check_differentiable(args, nums, args, name)
-        p_flat, p_tree = _flatten_args([args[i] for i in nums], name)
+        p_flat, p_tree = _differentiable_leaves(args, nums, name)
         in_avals = [get_aval(x) for x in p_flat]
         store: list = []
         f_flat = _flat_fun(_partial_on(f, args, nums), p_tree, store, has_aux, name)
