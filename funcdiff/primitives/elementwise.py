@@ -183,7 +183,7 @@ mul_p.transpose = _mul_transpose
 def _safe_mul_impl(x, y):
     with np.errstate(invalid="ignore"):
         out = np.multiply(x, y)
-    if not np.all(np.isfinite(out)):
+    if not np.isfinite(out).all():
         out = np.where((np.asarray(x) == 0) | (np.asarray(y) == 0), np.zeros((), out.dtype), out)
     return out
 

@@ -94,7 +94,7 @@ reduce_sum_p = Primitive("reduce_sum")
 
 def _reduce_sum_impl(x, *, axes):
     x = _require_kind(x, "iufc")
-    return np.sum(x, axis=axes, dtype=x.dtype)
+    return np.add.reduce(x, axis=axes, dtype=x.dtype)  # np.sum without its Python layer
 
 
 def _reduce_sum_abstract_eval(x, *, axes):
