@@ -361,7 +361,7 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
 
 @functools.cache
 def _basis_rules() -> dict:
-    """The shortcuts, by primitive (built on first use: primitives import this module)."""
+    """The shortcuts, by primitive (built once, on first use)."""
     return {elementwise.mul_p: _scale_rule(elementwise.mul_p),
             elementwise.safe_mul_p: _scale_rule(elementwise.safe_mul_p),
             elementwise.neg_p: _neg_rule, structural.reshape_p: _reshape_rule,

@@ -341,15 +341,16 @@ class TapeFunction:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
         for pullback, needed, slot, out_avals in reversed(self.nodes):
-            if pullback is None:  # a factor node: ``needed`` is the input's slot
+            if pullback is None:  # a factor node: (None, input slot, slot, factor)
                 ct = cts[slot]
                 if ct is None:
                     continue
                 cts[slot] = None
-                if out_avals is not None:  # the factor; a traced cotangent binds mul itself
-                    ct = mul(ct, out_avals) if isinstance(ct, Tracer) else ct * out_avals
-                prev = cts[needed]
-                cts[needed] = ct if prev is None else add_cotangents(prev, ct)
+                in_slot, d = needed, out_avals
+                if d is not None:  # a traced cotangent binds mul itself
+                    ct = mul(ct, d) if isinstance(ct, Tracer) else ct * d
+                prev = cts[in_slot]
+                cts[in_slot] = ct if prev is None else add_cotangents(prev, ct)
                 continue
             if out_avals is None:
                 ct = cts[slot]
