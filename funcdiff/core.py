@@ -308,9 +308,10 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
                 top = x._trace.main
         if top.level == 0:
             return primitive.impl(*args, **params)
-        level = top.level
-        if level >= len(_trace_stack) or _trace_stack[level] is not top:
-            raise _escaped_error(top)
+        if top is not _trace_stack[-1]:  # an outer transform, or one that has returned
+            level = top.level
+            if level >= len(_trace_stack) or _trace_stack[level] is not top:
+                raise _escaped_error(top)
         trace = top.trace
         if trace.raw_args:
             return trace.process_primitive(primitive, args, params)
