@@ -52,7 +52,13 @@ def _as_leaf(x: Any, transform: str, where: str) -> Any:
 
 def _flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
     leaves, tree = tree_flatten(tuple(args))
-    return [_as_leaf(x, transform, f"{name} leaf {i}") for i, x in enumerate(leaves)], tree
+    out = []
+    for i, x in enumerate(leaves):
+        if type(x) is np.ndarray and x.dtype.kind in dtypes._SUPPORTED_KINDS:
+            out.append(x)  # the common case, checked without building the error text
+        else:
+            out.append(_as_leaf(x, transform, f"{name} leaf {i}"))
+    return out, tree
 
 
 def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
