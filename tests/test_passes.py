@@ -552,7 +552,9 @@ def _apply(op, a, b, k, consts):
             return P("sin", a)
         axis = k % len(sa)
         src = a if k % 2 else fnp.max(a, axis=axis, keepdims=True)
-        idx = P("convert_element_type", P("floor", P("mul", P("tanh", src), float(sa[axis]))),
+        # floor(t * (n - 0.5)) for t in [-1, 1] (tanh reaches 1.0 in float64) is in [-n, n)
+        idx = P("convert_element_type",
+                P("floor", P("mul", P("tanh", src), float(sa[axis]) - 0.5)),
                 new_dtype=np.dtype(np.int64))
         return fnp.take_along_axis(a, idx, axis=axis)
     raise AssertionError(op)
