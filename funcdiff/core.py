@@ -139,14 +139,17 @@ class Primitive:
     ``vjp_factor`` ((i, out, *primals, **params) -> d, so that operand ``i``,
     when it has the output's shape, has the cotangent ``ct * d``; None when
     that is ``ct`` itself, False when it is not a plain product): the tape's
-    cheapest node.
+    cheapest node. ``batched_transpose`` (optional, bilinear primitives) is
+    ``transpose`` for a concrete cotangent with a leading batch axis, giving
+    cotangents batched the same way: jacrev's pass over the tape uses it
+    instead of running ``transpose`` under vmap.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
-                 "transpose", "batch", "cost", "vjp", "vjp_factor", "nondifferentiable",
-                 "linear", "bind", "__weakref__")
+                 "transpose", "batch", "cost", "vjp", "vjp_factor", "batched_transpose",
+                 "nondifferentiable", "linear", "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -159,6 +162,7 @@ class Primitive:
         self.cost: Callable | None = None
         self.vjp: Callable | None = None
         self.vjp_factor: Callable | None = None
+        self.batched_transpose: Callable | None = None
         self.nondifferentiable = False
         self.linear = False
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive

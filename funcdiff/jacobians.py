@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from funcdiff import dtypes
 from funcdiff.api import (_as_leaf, _differentiable_leaves, _drop_outputs, _flat_fun,
                           _flatten_args, _materialize, _normalize_argnums, _partial_on,
@@ -24,15 +26,16 @@ from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.interpreters.tape import TapeFunction
 from funcdiff.primitives import structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
                                 tree_unflatten)
 
-def _std_basis(leaves: Sequence[Any]) -> tuple[list[StdBasis], int]:
-    """The standard basis of all ``leaves`` together, one symbolic slice per
-    leaf: leaf i gets the batch ``(n_total,) + shape_i`` of its columns of the
-    n_total x n_total identity (kept symbolic by vmap, see ``StdBasis``)."""
-    avals = [get_aval(x) for x in leaves]
+def _std_basis(avals: Sequence[ShapedArray]) -> tuple[list[StdBasis], int]:
+    """The standard basis of leaves with these avals together, one symbolic
+    slice per leaf: leaf i gets the batch ``(n_total,) + shape_i`` of its
+    columns of the n_total x n_total identity (kept symbolic by vmap, see
+    ``StdBasis``)."""
     sizes = [math.prod(a.shape) for a in avals]
     n = sum(sizes)
     out, offset = [], 0
@@ -70,7 +73,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
         if mode == "fwd":
             # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
             # goes last, where the Jacobian wants it (no transpose of the result).
-            basis, n = _std_basis(p_flat)
+            basis, n = _std_basis(in_avals)
 
             def push(*t):
                 primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
@@ -81,7 +84,9 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                 n_main = store[2] if has_aux else store[0].num_leaves
                 n_aux = store[1].num_leaves if has_aux else 0
                 return [-1] * n_main + [None] * n_aux
-            results = _chunked_vmap(push, basis, n, chunk_size, out_dims)
+            results = _chunked(lambda chunk, size: vmap_flat(push, size, [0] * len(chunk),
+                                                             chunk, out_dims),
+                               basis, n, chunk_size, out_dims)
             out_tree = store[0]
             n_out = store[2] if has_aux else out_tree.num_leaves
             cols, aux_leaves = results[:n_out], results[n_out:]
@@ -110,9 +115,17 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                     raise DifferentiationError(f"{name}: an output has dtype {a.dtype}; "
                                                "Jacobians need floating outputs.")
             # one batched vjp: row k of the Jacobian is e_k^T J
-            basis, m = _std_basis(outs[:n_out])
-            rows = _chunked_vmap(lambda *ct: _pull_back(lin_main, list(ct)), basis, m,
-                                 chunk_size, 0)
+            basis, m = _std_basis(out_avals)
+            if type(lin_main) is TapeFunction:  # eager: the tape batches its own pullback
+                def pull(chunk, size):
+                    rows = lin_main.pull_back_batched(chunk, size)
+                    return [np.zeros((size,) + a.shape, a.dtype) if r is None else r
+                            for r, a in zip(rows, in_avals)]
+            else:
+                def pull(chunk, size):
+                    return vmap_flat(lambda *ct: _pull_back(lin_main, list(ct)), size,
+                                     [0] * len(chunk), chunk, 0)
+            rows = _chunked(pull, basis, m, chunk_size, 0)
             offset = 0
             for a in out_avals:
                 size = math.prod(a.shape)
@@ -129,22 +142,22 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
     return jac_f
 
 
-def _chunked_vmap(fun: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,
-                  out_dims: Any) -> list:
-    """vmap ``fun`` over the basis, ``chunk_size`` basis vectors at a time; the
-    chunks' results are joined along their batch axes."""
+def _chunked(run: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,
+             out_dims: Any) -> list:
+    """``run(basis rows, number of rows)`` over the basis, ``chunk_size`` basis
+    vectors at a time; the chunks' results are joined along their batch axes
+    (``out_dims``: one int for all results, or a callable giving them)."""
     if n == 0:
         raise InvalidArgumentError("Jacobians of functions with empty inputs or outputs "
                                    "are not supported")
     if chunk_size is None or chunk_size >= n:
-        return vmap_flat(fun, n, [0] * len(basis), basis, out_dims)
+        return run(basis, n)
     if chunk_size < 1:
         raise InvalidArgumentError(f"chunk_size must be a positive integer, got {chunk_size}")
     pieces = []
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
-        pieces.append(vmap_flat(fun, stop - start, [0] * len(basis),
-                                [b.rows(start, stop) for b in basis], out_dims))
+        pieces.append(run([b.rows(start, stop) for b in basis], stop - start))
     dims = out_dims() if callable(out_dims) else [out_dims] * len(pieces[0])
     return [pieces[0][i] if d is None else
             structural.concatenate(*[p[i] for p in pieces],

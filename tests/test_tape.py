@@ -205,3 +205,98 @@ def test_nondifferentiable_primitive_gives_zero_not_an_error():
     g = fd.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))
     np.testing.assert_array_equal(g, [1.0, -1.0])
     assert E.floor_p.nondifferentiable
+
+
+# ---------------------------------------------------------------------------
+# The batched pass of jacrev (TapeFunction.pull_back_batched)
+
+
+@fd.custom_vjp
+def _constant_vjp(x):
+    return fnp.sin(x)
+
+
+_constant_vjp.defvjp(lambda x: (fnp.sin(x), None), lambda res, g: (np.full(3, 0.5),))
+
+_W = np.random.default_rng(3).standard_normal((3, 3))
+_BIG = np.random.default_rng(4).standard_normal((200, 200)) / 15.0
+
+BATCHED_CASES = {
+    # factor nodes and products, a small basis made dense at the first product
+    "layers": (lambda x: fnp.tanh(_W @ fnp.tanh(_W.T @ x * 2.0)), np.linspace(-1, 1, 3)),
+    # a basis too large to make dense: the product keeps it symbolic
+    # (a vector times a matrix comes back with its batch axis last)
+    "wide layers": (lambda x: fnp.tanh(_BIG @ fnp.exp(x / 4.0) @ _BIG),
+                    np.linspace(-1, 1, 200)),
+    # pullbacks run under the batched pass's BatchTrace: linear rules, a linearized
+    # node (sort), broadcasting products, x * x, a multiple-result primitive
+    "general nodes": (lambda x: fnp.cumsum(fnp.sort(fnp.concatenate([x, x[:2] * x[:2]]))
+                                           * fnp.linalg.eigh(fnp.outer(x, x) + _W @ _W.T)[0][0]),
+                      np.array([0.3, -1.2, 0.8])),
+    # a pullback whose result does not depend on the cotangent (unbatched)
+    "constant pullback": (lambda x: _constant_vjp(x) * 2.0, np.array([0.1, 0.2, 0.3])),
+    # the output is the input: the basis itself comes back
+    "identity": (lambda x: x, np.array([1.0, 2.0])),
+    "matrix output": (lambda x: fnp.outer(fnp.sin(x), x) @ _W, np.array([0.5, 1.0, -2.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED_CASES))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_batched_pullback_equals_vmap_of_the_pullback(name, dtype):
+    from funcdiff.interpreters.batching import StdBasis
+    f, x = BATCHED_CASES[name]
+    x = x.astype(dtype)
+    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [f(x)], [x])
+    _, pullback = fd.vjp(f, x)
+    rng = np.random.default_rng(5)
+    cts = rng.standard_normal((4,) + y.shape).astype(dtype)
+    expected = fd.vmap(pullback)(cts)[0]
+    (got,) = pullback_fn.pull_back_batched([cts], 4)
+    assert got.dtype == dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    # the symbolic basis of jacrev gives the rows of the identity's pullback
+    m = y.size
+    eye = np.eye(m, dtype=dtype).reshape((m,) + y.shape)
+    (rows,) = pullback_fn.pull_back_batched([StdBasis(m, 0, 0, y.shape, np.dtype(dtype))], m)
+    assert rows.dtype == dtype
+    np.testing.assert_allclose(rows, fd.vmap(pullback)(eye)[0],
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-12)
+
+
+def test_batched_pullback_sums_an_output_returned_twice_and_skips_unused_inputs():
+    x, z = np.array([0.5, 1.5]), np.ones(3)
+    outs, pullback_fn = tape.tape_vjp_flat(lambda x, z: [fnp.sin(x)] * 2, [x, z])
+    cts = np.arange(6.0).reshape(3, 2)
+    got = pullback_fn.pull_back_batched([cts, 2.0 * cts], 3)
+    np.testing.assert_allclose(got[0], 3.0 * cts * np.cos(x), rtol=1e-14)
+    assert got[1] is None
+    jac = fd.jacrev(lambda x, z: (fnp.sin(x), fnp.sin(x)), argnums=(0, 1))(x, z)
+    np.testing.assert_allclose(jac[1][0], np.diag(np.cos(x)), rtol=1e-14)
+    np.testing.assert_array_equal(jac[0][1], np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("x_shape, y_shape, dims", [
+    ((3, 4), (4, 5), (((1,), (0,)), ((), ()))),
+    ((4, 3), (4, 5), (((0,), (0,)), ((), ()))),
+    ((3, 4), (5, 4), (((1,), (1,)), ((), ()))),
+    ((4,), (4, 5), (((0,), (0,)), ((), ()))),
+    ((3, 4), (4,), (((1,), (0,)), ((), ()))),
+    ((3, 4, 2), (2, 4, 5), (((1, 2), (1, 0)), ((), ()))),
+    ((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+    ((3, 2, 4), (4, 5, 2), (((2,), (0,)), ((1,), (2,)))),
+])
+def test_dot_general_batched_transpose_equals_vmap_of_the_transpose(x_shape, y_shape, dims):
+    from funcdiff.interpreters.transpose import UndefinedPrimal
+    from funcdiff.primitives.dot import dot_general_p
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    out_shape = dot_general_p.abstract_eval(fd.core.get_aval(x), fd.core.get_aval(y),
+                                            dimension_numbers=dims).shape
+    cts = rng.standard_normal((3,) + out_shape)
+    for which, args in ((0, (UndefinedPrimal(fd.core.get_aval(x)), y)),
+                        (1, (x, UndefinedPrimal(fd.core.get_aval(y))))):
+        expected = fd.vmap(lambda c: dot_general_p.transpose(
+            c, *args, dimension_numbers=dims)[which])(cts)
+        got = dot_general_p.batched_transpose(cts, *args, dimension_numbers=dims)[which]
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -329,20 +329,45 @@ def bilinear_vjp(prim: Primitive) -> Callable:
 
     def vjp(needed, out, x, y, **params):
         # keep only the operand each needed cotangent is made from
-        x_undefined = UndefinedPrimal(get_aval(x)) if needed[0] else None
-        y_undefined = UndefinedPrimal(get_aval(y)) if needed[1] else None
-        x_kept = x if needed[1] else None
-        y_kept = y if needed[0] else None
-
-        def pullback(ct):
-            ct_x = ct_y = None
-            if x_undefined is not None:
-                ct_x = prim.transpose(ct, x_undefined, y_kept, **params)[0]
-            if y_undefined is not None:
-                ct_y = prim.transpose(ct, x_kept, y_undefined, **params)[1]
-            return ct_x, ct_y
-        return pullback
+        return BilinearPullback(
+            prim, params,
+            UndefinedPrimal(get_aval(x)) if needed[0] else None, y if needed[0] else None,
+            x if needed[1] else None, UndefinedPrimal(get_aval(y)) if needed[1] else None)
     return vjp
+
+
+class BilinearPullback:
+    """The pullback of a bilinear node: ``ct -> (ct_x, ct_y)`` by the primitive's
+    transpose (``x_undefined``/``y_undefined`` mark the needed operands, each
+    paired with the other operand's value). ``batched`` takes a batch of
+    cotangents at once when the primitive has a ``batched_transpose``."""
+
+    __slots__ = ("prim", "params", "x_undefined", "y_kept", "x_kept", "y_undefined")
+
+    def __init__(self, prim, params, x_undefined, y_kept, x_kept, y_undefined):
+        self.prim = prim
+        self.params = params
+        self.x_undefined = x_undefined
+        self.y_kept = y_kept
+        self.x_kept = x_kept
+        self.y_undefined = y_undefined
+
+    def __call__(self, ct):
+        return self._apply(self.prim.transpose, ct)
+
+    def batched(self, ct):
+        """The cotangents for ``ct`` with a leading batch axis (concrete), or
+        None when the primitive has no ``batched_transpose``."""
+        transpose = self.prim.batched_transpose
+        return None if transpose is None else self._apply(transpose, ct)
+
+    def _apply(self, transpose, ct):
+        ct_x = ct_y = None
+        if self.x_undefined is not None:
+            ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)[0]
+        if self.y_undefined is not None:
+            ct_y = transpose(ct, self.x_kept, self.y_undefined, **self.params)[1]
+        return ct_x, ct_y
 
 
 def deflinear(prim: Primitive, transpose: Callable, num_linear: int | None = None) -> None:

@@ -158,6 +158,27 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers):
     return [result, None] if x_undefined else [None, result]
 
 
+def _dot_general_batched_transpose(ct, x, y, *, dimension_numbers):
+    """The transpose for a batch of cotangents (leading axis 0, concrete arrays):
+    the batched product the batch rule would run, computed directly."""
+    if type(x) is UndefinedPrimal:
+        numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape), y.ndim,
+                                               True)
+        swap, numbers, out_dim = _batch_plan(numbers, 0, None, ct.shape, y.shape)
+        a, b = (y, ct) if swap else (ct, y)
+    else:
+        numbers, permutation = _transpose_plan(dimension_numbers, x.ndim, len(y.aval.shape),
+                                               False)
+        swap, numbers, out_dim = _batch_plan(numbers, None, 0, x.shape, ct.shape)
+        a, b = (ct, x) if swap else (x, ct)
+    result = _dot_general_impl(a, b, dimension_numbers=numbers)
+    if out_dim:
+        result = np.moveaxis(result, out_dim, 0)
+    if permutation is not None:
+        result = result.transpose((0,) + tuple(p + 1 for p in permutation))
+    return [result, None] if type(x) is UndefinedPrimal else [None, result]
+
+
 def _shift(axes: tuple, bdim: int) -> tuple:
     """Axes of the unbatched operand, renumbered for the operand with ``bdim`` inserted."""
     return tuple(a + (a >= bdim) for a in axes)
@@ -230,6 +251,7 @@ dot_general_p.abstract_eval = _dot_general_abstract_eval
 dot_general_p.jvp = _dot_general_jvp
 dot_general_p.vjp = bilinear_vjp(dot_general_p)
 dot_general_p.transpose = _dot_general_transpose
+dot_general_p.batched_transpose = _dot_general_batched_transpose
 dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
 
