@@ -62,6 +62,8 @@ def _flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
 
 
 def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
+    if type(argnums) is int and 0 <= argnums < nargs:
+        return (argnums,)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not isinstance(a, int) or not -nargs <= a < nargs:
@@ -414,12 +416,25 @@ def _drop_outputs(lin, n: int):
                           lin.out_avals[:n], lin.out_is_zero[:n])
 
 
+_leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
+
+
 def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
     """The flat leaves and tree of ``args[argnums]``, which must be float arrays.
 
-    One flattening on the common path; the error path flattens argument by
-    argument to name the offending argument and leaf.
+    Plain float arrays (the common case) need no flattening; other arguments
+    are flattened once, and the error path flattens argument by argument to
+    name the offending argument and leaf.
     """
+    leaves = [args[i] for i in argnums]
+    for x in leaves:
+        if type(x) is not np.ndarray or x.dtype.kind != "f":
+            break
+    else:
+        tree = _leaf_tuples.get(len(leaves))
+        if tree is None:
+            tree = _leaf_tuples[len(leaves)] = tree_flatten(tuple(leaves))[1]
+        return leaves, tree
     try:
         leaves, tree = _flatten_args([args[i] for i in argnums], transform)
     except InvalidArgumentError:
