@@ -24,9 +24,10 @@ from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bi
                                                 _flat_function, _fun_name, _split_nondiff,
                                                 _stage, batch_to_front, call_abstract_eval,
                                                 call_cost, call_impl, is_array_like)
-from funcdiff.custom_derivatives.lin import _LinRule, custom_lin_p
+from funcdiff.custom_derivatives.lin import _LinRule, _scatter_mask, custom_lin_p
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters.batching import vmap_flat
+from funcdiff.interpreters import tape
 from funcdiff.interpreters.call import batched_program
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
@@ -194,6 +195,11 @@ class custom_vjp:
         args = _bind_arguments(self.fun, args, kwargs, "custom_vjp")
         if core.cur_level() == 0:
             return self.fun(*args)
+        trace = tape.recording()
+        if trace is not None:
+            outs = _on_the_tape(self, trace, args)
+            if outs is not None:
+                return outs
         dyn_idx, nondiff = _split_nondiff(args, self.nondiff_argnums, "custom_vjp", name)
         dyn_args = tuple(args[i] for i in dyn_idx)
         leaves, in_tree = tree_flatten(dyn_args)
@@ -209,6 +215,48 @@ class custom_vjp:
         outs = bind(custom_vjp_call_p, *staged.consts, *leaves, call_jaxpr=staged.jaxpr,
                     fun=staged.fun, fwd=fwd, bwd=bwd, num_consts=len(staged.consts))
         return tree_unflatten(store["out_tree"], outs)
+
+
+def _on_the_tape(cv: custom_vjp, trace, args: tuple) -> Any:
+    """``cv(*args)`` recorded on the eager tape: ``fwd`` runs once on the concrete
+    values and the node's pullback calls ``bwd``, with no staging. None when the
+    staged route must decide instead: ``fwd`` used values on the tape that it
+    closes over (their derivatives come from autodiff of the function), or an
+    argument is a tracer of another transform.
+    """
+    name = cv.__name__
+    dyn_idx, nondiff = _split_nondiff(args, cv.nondiff_argnums, "custom_vjp", name)
+    dyn_args = tuple(args[i] for i in dyn_idx)
+    leaves, in_tree = tree_flatten(dyn_args)
+    _check_leaves(leaves, "custom_vjp", name)
+    primals, slots = [], []
+    for x in leaves:
+        if type(x) is tape.TapeTracer and x._trace is trace:
+            primals.append(x.primal)
+            slots.append(x.slot)
+        elif isinstance(x, Tracer):
+            return None
+        else:
+            primals.append(x)
+            slots.append(0)
+    if not any(slots):  # nothing to differentiate by the rule: autodiff sees any closure
+        return cv.fun(*args)
+    store: dict = {}
+    n_nodes = len(trace.nodes)
+    outs, res, res_static = _fwd_flat(cv.fwd, name, args, dyn_idx, in_tree, store, None)(primals)
+    if len(trace.nodes) != n_nodes or any(isinstance(v, Tracer) for v in (*outs, *res)):
+        del trace.nodes[n_nodes:]
+        return None
+    bwd = HeldFunction(_bwd_flat(cv.bwd, name, nondiff, dyn_args, dyn_idx, store),
+                       _fun_name(cv.bwd), fun_name=name)
+    mask = tuple(bool(s) for s in slots)
+    lin = _LinRule(bwd, res_static, mask, [get_aval(p) for p in primals],
+                   [get_aval(o) for o in outs])
+
+    def pullback(cts):
+        return _scatter_mask(lin.cotangents(res, [c for c, f in zip(cts, lin.float_out) if f]),
+                             mask)
+    return tree_unflatten(store["out_tree"], trace.record(outs, pullback, slots))
 
 
 def _fwd_flat(user_fwd: Callable, name: str, args: tuple, dyn_idx: tuple, in_tree,

@@ -207,12 +207,7 @@ class TapeTrace(Trace):
     def _record(self, primitive, rule, out, primals, needed, params):
         """A node whose pullback ``rule`` makes (``out`` is the primitive's result)."""
         if primitive.multiple_results:
-            slot = self.next_slot
-            self.next_slot = slot + len(out)
-            outs = [_wrap(self, o, slot + i) for i, o in enumerate(out)]
-            pullback = rule(needed, out, *primals, **params)
-            self.nodes.append((pullback, needed, slot, [o.aval for o in outs]))
-            return outs
+            return self.record(out, rule(needed, out, *primals, **params), needed)
         aval = get_aval(out)
         if aval.dtype.kind not in "fc":
             return TapeTracer(self, out, 0, aval)
@@ -220,6 +215,26 @@ class TapeTrace(Trace):
         self.next_slot = slot + 1
         self.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
         return TapeTracer(self, out, slot, aval)
+
+    def record(self, outs: Sequence[Any], pullback: Callable, needed: Sequence[int]) -> list:
+        """Put concrete results ``outs`` on the tape with a node whose ``pullback``
+        maps their cotangents (a list, Zero where none) to one cotangent per
+        input (None where none), for the inputs at slots ``needed``."""
+        slot = self.next_slot
+        self.next_slot = slot + len(outs)
+        wrapped = [_wrap(self, o, slot + i) for i, o in enumerate(outs)]
+        self.nodes.append((pullback, needed, slot, [w.aval for w in wrapped]))
+        return wrapped
+
+
+def recording() -> TapeTrace | None:
+    """The tape when it is the only transform active, else None: a custom rule
+    (``custom_vjp``) can then record its node directly, without staging."""
+    if len(_trace_stack) == 2 and len(_dynamic) == 1:
+        main = _trace_stack[-1]
+        if main.trace_type is TapeTrace:
+            return main.trace
+    return None
 
 
 def _both_factors(factor, out, primals, params):
