@@ -27,6 +27,7 @@ from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.tape import TapeFunction
+from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
                                 tree_unflatten)
@@ -118,7 +119,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             basis, m = _std_basis(out_avals)
             if type(lin_main) is TapeFunction:  # eager: the tape batches its own pullback
                 def pull(chunk, size):
-                    rows = lin_main.pull_back_batched(chunk, size)
+                    rows = pull_back_batched(lin_main, chunk, size)
                     return [np.zeros((size,) + a.shape, a.dtype) if r is None else r
                             for r, a in zip(rows, in_avals)]
             else:

@@ -14,6 +14,7 @@ import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters import tape
+from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import elementwise as E
 
 
@@ -208,7 +209,7 @@ def test_nondifferentiable_primitive_gives_zero_not_an_error():
 
 
 # ---------------------------------------------------------------------------
-# The batched pass of jacrev (TapeFunction.pull_back_batched)
+# The batched pass of jacrev (interpreters/tape_batched.py)
 
 
 @fd.custom_vjp
@@ -252,13 +253,14 @@ def test_batched_pullback_equals_vmap_of_the_pullback(name, dtype):
     rng = np.random.default_rng(5)
     cts = rng.standard_normal((4,) + y.shape).astype(dtype)
     expected = fd.vmap(pullback)(cts)[0]
-    (got,) = pullback_fn.pull_back_batched([cts], 4)
+    (got,) = pull_back_batched(pullback_fn, [cts], 4)
     assert got.dtype == dtype and got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
     # the symbolic basis of jacrev gives the rows of the identity's pullback
     m = y.size
     eye = np.eye(m, dtype=dtype).reshape((m,) + y.shape)
-    (rows,) = pullback_fn.pull_back_batched([StdBasis(m, 0, 0, y.shape, np.dtype(dtype))], m)
+    (rows,) = pull_back_batched(pullback_fn, [StdBasis(m, 0, 0, y.shape, np.dtype(dtype))],
+                                m)
     assert rows.dtype == dtype
     np.testing.assert_allclose(rows, fd.vmap(pullback)(eye)[0],
                                rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-12)
@@ -268,7 +270,7 @@ def test_batched_pullback_sums_an_output_returned_twice_and_skips_unused_inputs(
     x, z = np.array([0.5, 1.5]), np.ones(3)
     outs, pullback_fn = tape.tape_vjp_flat(lambda x, z: [fnp.sin(x)] * 2, [x, z])
     cts = np.arange(6.0).reshape(3, 2)
-    got = pullback_fn.pull_back_batched([cts, 2.0 * cts], 3)
+    got = pull_back_batched(pullback_fn, [cts, 2.0 * cts], 3)
     np.testing.assert_allclose(got[0], 3.0 * cts * np.cos(x), rtol=1e-14)
     assert got[1] is None
     jac = fd.jacrev(lambda x, z: (fnp.sin(x), fnp.sin(x)), argnums=(0, 1))(x, z)
@@ -300,3 +302,11 @@ def test_dot_general_batched_transpose_equals_vmap_of_the_transpose(x_shape, y_s
             c, *args, dimension_numbers=dims)[which])(cts)
         got = dot_general_p.batched_transpose(cts, *args, dimension_numbers=dims)[which]
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_module_doctests():
+    import doctest
+    from funcdiff.interpreters import tape_batched
+    for module in (tape, tape_batched):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__

@@ -36,15 +36,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
-import numpy as np
-
 from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _dynamic, _scalar_avals, _trace_stack, get_aval,
                            new_main)
-from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
-from funcdiff.primitives.cards import BilinearPullback
-from funcdiff.primitives.elementwise import mul, mul_p
+from funcdiff.primitives.elementwise import mul
 
 
 _enabled = True
@@ -388,117 +384,6 @@ class TapeFunction:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
         return [cts[s] if s is not None else None for s in self.in_slots]
-
-    def pull_back_batched(self, cts_out: Sequence[Any], size: int) -> list[Any]:
-        """``size`` pullbacks in one pass: each output cotangent carries a leading
-        batch axis (an array of shape ``(size,) + out.shape``, or a symbolic
-        ``StdBasis``, as jacrev passes its basis). Returns the input cotangents
-        batched the same way (None where zero).
-
-        The same result as ``vmap`` of ``pull_back``, for concrete cotangents
-        with no transform active, at a fraction of the dispatch: a factor node
-        multiplies the batch directly (a basis stays symbolic, scaled), and only
-        the other nodes run their pullback under a ``BatchTrace``, one for the
-        whole pass.
-        """
-        cts: list[Any] = [None] * self.n_slots
-        with new_main(BatchTrace, size) as main:
-            trace = main.trace
-            for slot, ct in zip(self.out_slots, cts_out):
-                if slot is not None and ct is not None:
-                    cts[slot] = _add_batched(cts[slot], ct)
-            for pullback, needed, slot, out_avals in reversed(self.nodes):
-                if pullback is None:  # a factor node: (None, input slot, slot, factor)
-                    ct = cts[slot]
-                    if ct is None:
-                        continue
-                    cts[slot] = None
-                    if out_avals is not None:
-                        ct = _scaled(ct, out_avals)
-                    cts[needed] = _add_batched(cts[needed], ct)
-                    continue
-                if out_avals is None:
-                    ct = cts[slot]
-                    if ct is None:
-                        continue
-                    cts[slot] = None
-                    if type(pullback) is BilinearPullback:
-                        if type(ct) is StdBasis and _dense_is_cheap(ct, pullback):
-                            ct = ct.materialize()
-                        results = pullback.batched(ct) if type(ct) is np.ndarray else None
-                        if results is not None:  # the batched product, with no trace
-                            for s, c in zip(needed, results):
-                                if s and c is not None:
-                                    cts[s] = _add_batched(cts[s], c)
-                            continue
-                    ct = _batch_tracer(trace, ct)
-                else:
-                    nout = len(out_avals)
-                    ct = cts[slot:slot + nout]
-                    if all(c is None for c in ct):
-                        continue
-                    cts[slot:slot + nout] = [None] * nout
-                    ct = [Zero(a) if c is None else _batch_tracer(trace, c)
-                          for c, a in zip(ct, out_avals)]
-                for s, c in zip(needed, pullback(ct)):
-                    if s and c is not None and type(c) is not Zero:
-                        cts[s] = _add_batched(cts[s], _batch_value(main, c, size))
-            return [_dense(cts[s]) if s is not None and cts[s] is not None else None
-                    for s in self.in_slots]
-
-
-# A symbolic basis meeting a product is made dense when the product with the
-# dense basis costs at most this many multiplications: below it (a Jacobian of
-# a few outputs), numpy on the small identity is faster than the symbolic
-# shortcut's dispatch through a BatchTrace.
-_DENSE_BASIS_PRODUCT = 1 << 15
-
-
-def _dense_is_cheap(basis: StdBasis, pullback: BilinearPullback) -> bool:
-    kept = pullback.x_kept if pullback.x_kept is not None else pullback.y_kept
-    return basis.size * np.size(kept) <= _DENSE_BASIS_PRODUCT
-
-
-def _batch_tracer(trace: BatchTrace, ct: Any) -> BatchTracer:
-    """A batched cotangent as a tracer of the batched pass (batch axis 0)."""
-    return BasisTracer(trace, ct) if type(ct) is StdBasis else BatchTracer(trace, ct, 0)
-
-
-def _batch_value(main, c: Any, size: int) -> Any:
-    """A pullback's result in the batched pass as a value with a leading batch
-    axis (a symbolic basis stays one; an unbatched value is repeated)."""
-    if type(c) is BasisTracer and c._trace.main is main:
-        return c.basis
-    if isinstance(c, Tracer) and c._trace.main is main:
-        c, bdim = c.val, c.bdim
-        if bdim is not None:
-            return c if bdim == 0 else np.moveaxis(c, bdim, 0)
-    c = np.asarray(c)
-    return np.broadcast_to(c, (size,) + c.shape).copy()
-
-
-def _scaled(ct: Any, d: Any) -> Any:
-    """A batched cotangent times a factor of the output's shape (or a scalar)."""
-    if type(ct) is not StdBasis:
-        return ct * d
-    aval = get_aval(d)
-    if aval.dtype == ct.dtype and aval.shape in ((), ct.shape):
-        if ct.scale is None:
-            return ct.replace(scale=d, scale_prim=mul_p)
-        if ct.scale_prim is mul_p:
-            return ct.replace(scale=ct.scale * d)
-    return ct.materialize() * d
-
-
-def _add_batched(prev: Any, ct: Any) -> Any:
-    """Accumulate batched cotangents (a symbolic basis is made dense to be added)."""
-    if prev is None:
-        return ct
-    return _dense(prev) + _dense(ct)
-
-
-def _dense(ct: Any) -> Any:
-    return ct.materialize() if type(ct) is StdBasis else ct
 
 
 def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
