@@ -18,9 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.api import (_as_leaf, _differentiable_leaves, _drop_outputs, _flat_fun,
-                          _flatten_args, _materialize, _normalize_argnums, _partial_on,
-                          _pull_back, _reverse_flat, _wraps, grad, jvp)
+from funcdiff._arguments import (_as_leaf, _differentiable_leaves, _flat_fun, _flatten_args,
+                                 _materialize, _normalize_argnums, _partial_on, _wraps)
+from funcdiff.api import _drop_outputs, _pull_back, _reverse_flat, grad, jvp
 from funcdiff.core import ShapedArray, get_aval
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from funcdiff.api import _as_leaf, _check_output
+from funcdiff._arguments import _as_leaf, _check_output
 from funcdiff.core import ShapedArray, Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.interpreters.staging import trace_to_jaxpr

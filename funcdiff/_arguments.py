@@ -1,0 +1,192 @@
+"""Argument handling shared by the user-facing transforms.
+
+What every transform in ``funcdiff.api``, ``funcdiff.jacobians`` and
+``funcdiff.jitted`` does to a call before any tracing: flatten the user's
+pytree arguments to a list of array leaves (checking each one, with errors
+that name the transform, the argument and how to fix it), normalise
+``argnums``, check that differentiated arguments are floating, wrap the
+function as one of flat leaves (recording the output tree and a ``has_aux``
+value), and build zero cotangents.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from funcdiff import dtypes
+from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
+from funcdiff.errors import DifferentiationError, InvalidArgumentError
+from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+# functools.wraps without copying the wrapped object's __dict__: a transform of a
+# jitted function must not inherit its cache.
+_wraps = functools.partial(functools.wraps, updated=())
+
+
+def _as_leaf(x: Any, transform: str, where: str) -> Any:
+    """A pytree leaf as an array-like funcdiff can trace, or a clear error.
+
+    float0 arrays (the tangents of integer values) are accepted as they are.
+    """
+    if isinstance(x, (Tracer, np.ndarray, np.generic)):
+        if not isinstance(x, Tracer) and x.dtype != dtypes.float0:
+            dtypes.check_dtype(x.dtype, f"{transform} input {where}")
+        return x
+    if type(x) in (float, int, bool):
+        return np.asarray(x)
+    raise InvalidArgumentError(
+        f"{transform} expected arrays or Python scalars as inputs, but {where} is "
+        f"{type(x).__name__}: {x!r:.60}. Pass numpy arrays (numpy.asarray(...)), or "
+        "mark non-array arguments static (jit's static_argnums) or close over them.")
+
+
+def _flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
+    leaves, tree = tree_flatten(tuple(args))
+    out = []
+    for i, x in enumerate(leaves):
+        if type(x) is np.ndarray and x.dtype.kind in dtypes._SUPPORTED_KINDS:
+            out.append(x)  # the common case, checked without building the error text
+        else:
+            out.append(_as_leaf(x, transform, f"{name} leaf {i}"))
+    return out, tree
+
+
+def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
+    if type(argnums) is int and 0 <= argnums < nargs:
+        return (argnums,)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise InvalidArgumentError(
+                f"{transform} got argnums={argnums!r}, but the function was called with "
+                f"{nargs} positional argument(s); argnums must be integers in "
+                f"[{-nargs}, {nargs}).")
+    return tuple(a % nargs for a in nums)
+
+
+def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Callable:
+    """``f`` as a function of ``args[argnums]`` only, the rest fixed."""
+    def f_partial(*dyn):
+        full = list(args)
+        for i, v in zip(argnums, dyn):
+            full[i] = v
+        return f(*full)
+    return f_partial
+
+
+def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = False,
+              transform: str = "transform") -> Callable:
+    """Wrap ``f`` (pytrees in and out) as a function of flat leaves.
+
+    The output tree (and whether an aux value was split off) is written into
+    ``out_store`` once ``f`` has run.
+    """
+    def f_flat(*leaves):
+        out = f(*tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise InvalidArgumentError(
+                    f"{transform} was called with has_aux=True, so the function must "
+                    f"return a pair (output, aux), but it returned {type(out).__name__}.")
+            out, aux = out
+            out_leaves, out_tree = tree_flatten(out)
+            aux_tree = _AuxTree(aux)
+            out_store[:] = [out_tree, aux_tree, len(out_leaves)]
+            return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)] + \
+                aux_tree.array_leaves
+        out_leaves, out_tree = tree_flatten(out)
+        out_store[:] = [out_tree]
+        return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)]
+    return f_flat
+
+
+def _is_array_like(x: Any) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
+
+
+class _AuxTree:
+    """The aux value of a has_aux function: its array leaves travel through the
+    transform as extra outputs (so their values are plain arrays afterwards);
+    other leaves (strings, objects) are kept aside unchanged."""
+
+    def __init__(self, aux: Any):
+        leaves, self.tree = tree_flatten(aux)
+        self.is_array = [_is_array_like(l) for l in leaves]
+        self.others = [l for l, a in zip(leaves, self.is_array) if not a]
+        self.array_leaves = [l for l, a in zip(leaves, self.is_array) if a]
+
+    @property
+    def num_leaves(self) -> int:
+        return len(self.array_leaves)
+
+    def unflatten(self, array_values: Sequence[Any]) -> Any:
+        arrays, others = iter(array_values), iter(self.others)
+        return tree_unflatten(self.tree, [next(arrays) if a else next(others)
+                                          for a in self.is_array])
+
+
+def _check_output(o: Any, transform: str, i: int) -> Any:
+    if _is_array_like(o):
+        return o
+    raise InvalidArgumentError(
+        f"{transform}: the function returned a {type(o).__name__} as output leaf {i}; "
+        "outputs must be arrays, scalars or pytrees of them.")
+
+
+def _zeros_like_aval(aval: ShapedArray) -> np.ndarray:
+    if dtypes.is_inexact(aval.dtype):  # complex intermediates carry tangents too
+        return np.zeros(aval.shape, aval.dtype)
+    return np.zeros(aval.shape, dtypes.float0)
+
+
+def _materialize(t: Any) -> Any:
+    return _zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def _describe(aval: ShapedArray) -> str:
+    return aval.str_short()
+
+
+_leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
+
+
+def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
+    """The flat leaves and tree of ``args[argnums]``, which must be float arrays.
+
+    Plain float arrays (the common case) need no flattening; other arguments
+    are flattened once, and the error path flattens argument by argument to
+    name the offending argument and leaf.
+    """
+    leaves = [args[i] for i in argnums]
+    for x in leaves:
+        if type(x) is not np.ndarray or x.dtype.kind != "f":
+            break
+    else:
+        tree = _leaf_tuples.get(len(leaves))
+        if tree is None:
+            tree = _leaf_tuples[len(leaves)] = tree_flatten(tuple(leaves))[1]
+        return leaves, tree
+    try:
+        leaves, tree = _flatten_args([args[i] for i in argnums], transform)
+    except InvalidArgumentError:
+        _check_differentiable(argnums, args, transform)
+        raise
+    for leaf in leaves:
+        if leaf.dtype.kind != "f":
+            _check_differentiable(argnums, args, transform)
+    return leaves, tree
+
+
+def _check_differentiable(argnums: tuple[int, ...], args, transform: str):
+    for i in argnums:
+        for j, leaf in enumerate(tree_flatten(args[i])[0]):
+            dtype = get_aval(_as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
+            if not dtypes.is_float(dtype):
+                raise DifferentiationError(
+                    f"{transform} cannot differentiate with respect to argument {i}: it has "
+                    f"dtype {dtype}, and only floating values have derivatives. Pass a "
+                    "float array (e.g. x.astype(float) or 1.0 instead of 1), or leave the "
+                    "argument out of argnums.")
