@@ -1,0 +1,217 @@
+"""numpy's override protocols for tracers: __array_ufunc__, __array_function__, dispatch tables.
+
+- ``__array_ufunc__``: ``np.sin(x)``, ``W @ x``, ``np.add.reduce(x)`` with a
+  tracer anywhere in the arguments run the funcdiff.numpy function of that name
+  (``reduce``/``accumulate``/``outer`` map to ``sum``, ``cumsum``, ... ).
+- ``__array_function__``: ``np.sum(x, axis=0)``, ``np.where(...)``,
+  ``np.concatenate([...])`` likewise.
+
+The dispatch tables map each numpy function and ufunc, and the functions of
+``numpy.linalg`` and ``numpy.fft``, to the funcdiff.numpy function of the same
+name. They are built from the funcdiff.numpy namespace itself, once, on first
+use, into the one ``_tables`` dict every reader shares. numpy functions that
+only ask about shapes and dtypes are answered from the abstract value; those
+that write into an argument raise, pointing to the functional spelling.
+Anything numpy offers that funcdiff does not implement raises
+``UnsupportedNumpyError`` naming the numpy function.
+``_interop`` installs the two protocols on ``Tracer`` and lists the tables'
+names in ``docs/numpy-support.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from funcdiff.core import Tracer
+from funcdiff.errors import UnsupportedNumpyError
+from funcdiff.numpy._tracer_conversion import _unsupported
+
+
+def _fnp():
+    import funcdiff.numpy as fnp  # the namespace this module serves; imported at call time
+    return fnp
+
+
+# ---------------------------------------------------------------------------
+# Names: numpy objects and the funcdiff.numpy functions that implement them
+
+# numpy ufuncs whose reduce/accumulate methods funcdiff implements, and by what.
+_UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+                 "logical_and": "all", "logical_or": "any"}
+_UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod", "maximum": "maximum_accumulate",
+                     "minimum": "minimum_accumulate"}
+_tables: dict[str, Any] = {}
+
+
+def _numpy_objects() -> list[tuple[Any, list[str]]]:
+    """Every public numpy function and ufunc with all names numpy exports it under
+    (its own ``__name__`` first), in a fixed order."""
+    found: dict[int, tuple[Any, list[str]]] = {}
+    for name in sorted(dir(np)):
+        obj = getattr(np, name, None)
+        if name.startswith("_") or isinstance(obj, type) or not callable(obj):
+            continue
+        found.setdefault(id(obj), (obj, []))[1].append(name)
+    for obj, names in found.values():
+        canonical = getattr(obj, "__name__", None)
+        names.sort(key=lambda n: (n != canonical, n))
+    return sorted(found.values(), key=lambda entry: entry[1][0])
+
+
+def _dtype_or_value(x: Any) -> Any:
+    return x.aval.dtype if isinstance(x, Tracer) else x
+
+
+# numpy functions that only ask about shapes and dtypes: answered from the abstract
+# value, so they work on every tracer, abstract ones included.
+_QUERIES = {
+    "shape": lambda a: tuple(a.shape) if isinstance(a, Tracer) else np.shape(a),
+    "ndim": lambda a: a.ndim if isinstance(a, Tracer) else np.ndim(a),
+    "size": lambda a, axis=None: (a.size if axis is None else a.shape[axis])
+    if isinstance(a, Tracer) else np.size(a, axis),
+    "result_type": lambda *args: np.result_type(*[_dtype_or_value(a) for a in args]),
+    "can_cast": lambda from_, to, casting="safe": np.can_cast(_dtype_or_value(from_), to, casting),
+    "iscomplexobj": lambda x: x.dtype.kind == "c" if isinstance(x, Tracer) else np.iscomplexobj(x),
+    "isrealobj": lambda x: x.dtype.kind != "c" if isinstance(x, Tracer) else np.isrealobj(x),
+    "copy": lambda a, order="K", subok=False: a,  # funcdiff values are immutable
+}
+
+
+# numpy functions that write into an argument: funcdiff.numpy has functional versions
+# that return a new array, so dispatching numpy's call to them would silently drop the
+# update. They raise instead, pointing to the functional spelling.
+_IN_PLACE = {"put_along_axis": "fnp.put_along_axis(arr, indices, values, axis), which "
+                               "returns the updated array"}
+
+
+# numpy functions that never dispatch on their arguments (they take shapes or convert
+# with __array__), so funcdiff.numpy's versions are not reachable from numpy calls.
+_NOT_DISPATCHED = frozenset({
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "zeros", "ones",
+    "empty", "full", "arange", "eye", "identity", "tri", "frombuffer", "fromiter",
+    "fromfunction", "fromstring", "fromfile", "fft.fftfreq", "fft.rfftfreq"})
+
+# numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
+# name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
+_SUBMODULES = ("linalg", "fft")
+
+
+def _build_tables() -> dict[str, Any]:
+    """Dispatch tables keyed by numpy object: ufuncs and array functions, plus the
+    names numpy exports each under. Built once, on first use."""
+    if _tables:
+        return _tables
+    fnp = _fnp()
+    ufuncs, functions, names_of = {}, {}, {}
+    for obj, names in _numpy_objects():
+        if names[0] in _IN_PLACE or names[0] in _NOT_DISPATCHED:
+            continue
+        impl = next((getattr(fnp, n) for n in names if _is_implementation(getattr(fnp, n, None))),
+                    _QUERIES.get(names[0]))
+        if impl is None:
+            continue
+        names_of[id(obj)] = names
+        (ufuncs if isinstance(obj, np.ufunc) else functions)[obj] = impl
+    for obj, name, impl in _submodule_functions(fnp):
+        if obj in functions:  # numpy exports it at the top level too
+            names_of[id(obj)].append(name)
+        else:
+            functions[obj], names_of[id(obj)] = impl, [name]
+    _tables.update(ufuncs=ufuncs, functions=functions, names_of=names_of)
+    return _tables
+
+
+def _submodule_functions(fnp: Any) -> list[tuple[Any, str, Callable]]:
+    """(numpy function, ``"linalg.det"``-style name, funcdiff implementation) for each
+    function a funcdiff.numpy submodule exports that numpy's submodule also has."""
+    found = []
+    for module in _SUBMODULES:
+        np_module, fd_module = getattr(np, module), getattr(fnp, module)
+        for name in fd_module.__all__:
+            obj, impl = getattr(np_module, name, None), getattr(fd_module, name)
+            qualified = f"{module}.{name}"
+            if (qualified in _NOT_DISPATCHED or not _is_implementation(impl)
+                    or obj is None or isinstance(obj, type) or not callable(obj)):
+                continue
+            found.append((obj, qualified, impl))
+    return found
+
+
+def _is_implementation(obj: Any) -> bool:
+    """A funcdiff function (numpy objects funcdiff.numpy re-exports, such as its dtype
+    helpers, are not: dispatching to them would call numpy on the tracer again)."""
+    return (callable(obj) and not isinstance(obj, (type, np.ufunc))
+            and (getattr(obj, "__module__", None) or "").startswith("funcdiff"))
+
+
+def _numpy_name(obj: Any) -> str:
+    """``numpy.linalg.norm``-style name of a numpy function or ufunc, for errors."""
+    if isinstance(obj, np.ufunc):
+        return f"numpy.{obj.__name__}"
+    module = getattr(obj, "__module__", None) or "numpy"
+    if module.startswith("numpy.") and getattr(np, obj.__name__, None) is obj:
+        module = "numpy"
+    return f"{module}.{getattr(obj, '__name__', repr(obj))}"
+
+
+# ---------------------------------------------------------------------------
+# numpy's override protocols
+
+
+def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    if method == "__call__" and not kwargs and _tables:  # the common case: a plain call
+        fn = _tables["ufuncs"].get(ufunc)
+        if fn is not None:
+            return fn(*inputs)
+    name = f"numpy.{ufunc.__name__}"
+    out = kwargs.pop("out", None)
+    if any(o is not None for o in (out if isinstance(out, tuple) else (out,))):
+        raise UnsupportedNumpyError(
+            f"{name} was called with out= on a funcdiff tracer; tracers are immutable, so "
+            "funcdiff cannot write into an output array. Call it without out= and use the "
+            "returned value (funcdiff.numpy functions take no out= either).")
+    tables = _build_tables()
+    if method == "__call__":
+        fn = tables["ufuncs"].get(ufunc)
+        if fn is None:
+            raise _unsupported(name)
+        return fn(*inputs, **kwargs)
+    if method in ("reduce", "accumulate"):
+        mapping = _UFUNC_REDUCE if method == "reduce" else _UFUNC_ACCUMULATE
+        target = mapping.get(ufunc.__name__)
+        fn = getattr(_fnp(), target, None) if target else None
+        if fn is None:
+            raise _unsupported(f"{name}.{method}")
+        (x,) = inputs
+        kwargs.setdefault("axis", 0)  # numpy's ufunc methods default to axis 0
+        if "dtype" in kwargs and kwargs["dtype"] is None:
+            del kwargs["dtype"]
+        return fn(x, **kwargs)
+    if method == "outer":
+        fn = tables["ufuncs"].get(ufunc)
+        if fn is None:
+            raise _unsupported(f"{name}.outer")
+        from funcdiff.numpy import _shape
+        a, b = (_shape._arr(v, f"{ufunc.__name__}.outer") for v in inputs)
+        a = _shape.reshape(a, _shape._shape(a) + (1,) * len(_shape._shape(b)))
+        return fn(a, b, **kwargs)
+    if method == "at":
+        raise _unsupported(f"{name}.at", "It updates its first argument in place; tracers "
+                           "are immutable: use the functional x.at[idx].add(v) / .multiply(v) / "
+                           ".min(v) / .max(v) / .set(v) (fnp.at(x)[idx] for numpy arrays).")
+    raise _unsupported(f"{name}.{method}")
+
+
+def _array_function(self: Tracer, func: Callable, types: tuple, args: tuple,
+                    kwargs: dict) -> Any:
+    if not all(issubclass(t, (Tracer, np.ndarray)) for t in types):
+        return NotImplemented
+    fn = _build_tables()["functions"].get(func)
+    if fn is None:
+        name = getattr(func, "__name__", "")
+        hint = (f"It modifies its argument in place, which tracers do not allow; use "
+                f"{_IN_PLACE[name]}." if name in _IN_PLACE else "")
+        raise _unsupported(_numpy_name(func), hint)
+    return fn(*args, **kwargs)

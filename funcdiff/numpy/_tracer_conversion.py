@@ -1,0 +1,54 @@
+"""Refusing to turn a tracer into a numpy array, and the errors that say why.
+
+numpy code reaches a traced value in two ways that would convert it: asking for
+an ndarray (``numpy.asarray(x)``, or a numpy routine that converts its inputs),
+and calling a numpy function funcdiff does not implement. Converting would drop
+the value from the trace (abstract under jit) or silently cut its derivative,
+so both raise instead. ``_array`` is the tracer's ``__array__``: it raises
+``TracerArrayConversionError``, explaining which of the two would happen and
+what to compute with. ``_unsupported`` builds the ``UnsupportedNumpyError``
+that the dispatch protocols (``_numpy_dispatch``) and the operators and methods
+(``_operators``) raise for what funcdiff has no implementation of, pointing to
+funcdiff.numpy and ``docs/numpy-support.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from funcdiff.core import Tracer
+from funcdiff.errors import (ConcretizationError, TracerArrayConversionError,
+                             UnsupportedNumpyError)
+
+_POINTER = ("Use the funcdiff.numpy function of the same meaning (import funcdiff.numpy "
+            "as fnp), or see docs/numpy-support.md for everything funcdiff implements.")
+
+
+def _unsupported(what: str, hint: str = "") -> UnsupportedNumpyError:
+    return UnsupportedNumpyError(
+        f"{what} was called on a funcdiff tracer, but funcdiff has no implementation of it, "
+        f"and converting the tracer to a numpy array would lose the trace (and the "
+        f"derivative). {hint + ' ' if hint else ''}{_POINTER}")
+
+
+def _array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    try:
+        self.to_concrete("numpy.asarray")
+    except ConcretizationError:
+        raise TracerArrayConversionError(
+            f"numpy tried to convert the traced value {self.aval.str_short()} into a "
+            "numpy.ndarray (numpy.asarray, numpy.array, or a numpy routine that converts its "
+            "inputs). This value is abstract: under jit or make_jaxpr (or per-member under "
+            "vmap) it has a shape and a dtype but no numbers yet. Compute with funcdiff.numpy "
+            "(fnp.array / fnp.stack build arrays from traced values), or make the argument "
+            "static (jit's static_argnums).") from None
+    raise TracerArrayConversionError(
+        f"numpy tried to convert the traced value {self.aval.str_short()} into a "
+        "numpy.ndarray (numpy.asarray, numpy.array, or a numpy routine that converts its "
+        "inputs) inside a funcdiff transform. Its value is known here, but the conversion "
+        "would silently cut the derivative flowing through it. Compute with funcdiff.numpy "
+        "(fnp.array / fnp.stack build arrays from traced values); if the value is meant to be "
+        "a constant, say so with fd.stop_gradient(x) and keep computing on it with "
+        "funcdiff.numpy.")
