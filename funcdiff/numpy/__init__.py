@@ -75,7 +75,8 @@ from funcdiff.numpy._sorting import *  # noqa: F401,F403,E402
 
 # _interop gives tracers the array operators and numpy's dispatch protocols (the
 # only import-time side effect of this package); it must run after the names
-# above exist. Its own helpers stay in the module.
+# above exist. The operators, the protocols and the conversion error live in
+# _operators, _numpy_dispatch and _tracer_conversion.
 from funcdiff.numpy import _interop  # noqa: E402
 
 _interop.install_tracer_methods()
