@@ -440,3 +440,17 @@ def test_take_along_axis_small_index_dtype():
     x = _data((30, 20))
     idx = RNG.integers(0, 20, (30, 3)).astype(np.uint8)  # flat positions exceed 255
     np.testing.assert_array_equal(ix.take_along_axis(x, idx, 1), np.take_along_axis(x, idx, 1))
+
+
+
+def test_docstring_examples():
+    """The examples in the docstrings of the family's operations (bound
+    operations are made by ``make_op``, so doctest.testmod would not find them)."""
+    from funcdiff.primitives import indexing
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for name in indexing.__all__:
+        for test in finder.find(getattr(indexing, name), name, module=False,
+                                globs=dict(vars(indexing))):
+            runner.run(test)
+    assert runner.tries >= 6 and runner.failures == 0
