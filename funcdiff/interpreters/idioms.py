@@ -1,5 +1,5 @@
 """Optimisation passes that recognise what differentiation leaves behind for
-common numerical idioms, where the generic rules of ``passes.py`` cannot see
+common numerical idioms, where the generic rules (``algebra.py``, ``zero_propagation.py``) cannot see
 that work is useless because it depends on an identity of the idiom as a whole.
 
 - ``drop_softmax_shift_cotangents``: in a numerically stable (log-)softmax,
@@ -12,7 +12,7 @@ that work is useless because it depends on an identity of the idiom as a whole.
   were written (or traced) without one.
 
 Each pass is a function ClosedJaxpr -> ClosedJaxpr that returns its input
-unchanged when it finds nothing to do, like those of ``passes.py``.
+unchanged when it finds nothing to do, like every pass ``passes.optimize`` runs.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ unchanged when it finds nothing to do; ``optimize`` inlines nested calls,
 then runs ``PASSES`` in order until a round changes nothing.
 
 This module holds only ``PASSES`` and ``optimize``. The passes live next to
-it, one concept per module, and are re-exported here with their helpers:
+it, one concept per module, and are re-exported here:
 
 - ``generic_passes.py``, the passes that treat every primitive alike:
   ``inline_calls`` (splice nested call programs, inner jit, into the caller),
@@ -36,27 +36,17 @@ pass: it lives in ``cost.py`` and is re-exported here too. The passes share
 
 from __future__ import annotations
 
-# Besides the passes and their helpers, the names this module imported when it
-# held every pass stay importable from here.
-from typing import Any, Callable  # noqa: F401
+from typing import Callable
 
-import numpy as np  # noqa: F401
-
-from funcdiff.errors import FunctionalDiffError  # noqa: F401
-from funcdiff.interpreters.algebra import (  # noqa: F401
-    _BROADCASTING, _NEG_COMMUTING, _RESHAPES, _expanded_shape, _implicit_broadcasts,
-    _is_identity, _reduce_sum_of_broadcast, _simplify_one, forward_identities, simplify_algebra)
-from funcdiff.interpreters.cost import program_cost  # noqa: F401
-from funcdiff.interpreters.generic_passes import (  # noqa: F401
-    _COMMUTATIVE, _MAX_FOLD_ELEMENTS, _atom_key, _order, eliminate_common_subexpressions,
-    eliminate_dead_code, fold_constants, inline_calls)
+from funcdiff.interpreters.algebra import forward_identities, simplify_algebra
+from funcdiff.interpreters.cost import program_cost
+from funcdiff.interpreters.generic_passes import (eliminate_common_subexpressions,
+                                                  eliminate_dead_code, fold_constants,
+                                                  inline_calls)
 from funcdiff.interpreters.idioms import drop_softmax_shift_cotangents
 from funcdiff.interpreters.matmul_layout import orient_matmuls
-from funcdiff.interpreters.rewriter import (  # noqa: F401
-    MAX_FILL_SCAN, Rewriter, aval_size, is_concrete, scalar_literal)
-from funcdiff.interpreters.zero_propagation import (  # noqa: F401
-    _FINITE_PRESERVING, _ZERO_PRESERVING_UNARY, _finite, _zeros_one, eliminate_zeros)
-from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var  # noqa: F401
+from funcdiff.interpreters.zero_propagation import eliminate_zeros
+from funcdiff.ir import ClosedJaxpr
 
 PASSES: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = [
     forward_identities, simplify_algebra, eliminate_zeros, fold_constants,
@@ -79,3 +69,8 @@ def optimize(closed: ClosedJaxpr, max_rounds: int = 6) -> ClosedJaxpr:
         if closed is before:
             break
     return closed
+
+
+__all__ = ["PASSES", "optimize", "program_cost", "forward_identities", "simplify_algebra",
+           "eliminate_zeros", "inline_calls", "fold_constants", "eliminate_common_subexpressions",
+           "eliminate_dead_code", "drop_softmax_shift_cotangents", "orient_matmuls"]
