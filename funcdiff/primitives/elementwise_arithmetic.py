@@ -1,0 +1,189 @@
+"""Elementwise arithmetic: negation, sum, difference, products, quotient, remainder,
+maximum and minimum, and rounding.
+
+Binary primitives broadcast like numpy but require operands of one dtype
+(``elementwise_common``). add, sub and neg are linear, mul is linear in each
+operand; ``safe_mul`` is the product in which 0 times anything, even inf, is
+0, used to scale tangents by derivatives that can be infinite. div rounds
+integers toward zero and rem follows numpy.fmod (C semantics). Derivatives are
+written with funcdiff operations, so they can themselves be differentiated;
+max/min ties split the tangent in halves, as in JAX. floor, ceil and round
+have no derivative. Re-exported by ``elementwise``.
+
+The operations ``round``, ``max`` and ``min`` shadow Python builtins inside
+this module on purpose (they are the JAX lax names).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from funcdiff.core import Zero, get_aval
+from funcdiff.errors import DifferentiationError
+from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
+from funcdiff.primitives import structural
+from funcdiff.primitives.cards import binary_elementwise, deflinear, make_op
+from funcdiff.primitives.elementwise_common import (_ARITHMETIC, _NUMERIC, _binary, _const,
+                                                    _unary, _unbroadcast_ct)
+from funcdiff.primitives.elementwise_logic import eq, select
+
+# --- arithmetic --------------------------------------------------------------
+# add, sub and mul run as Python operators: on arrays they are the numpy ufuncs,
+# and on numpy scalars they skip the ufunc machinery (about 8x faster on 0-d
+# values). Operands are always numpy values here: funcdiff.numpy converts Python
+# scalars before binding. The jit compiler still emits the ufuncs (with out=).
+
+neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
+neg = make_op(neg_p, "Elementwise negation.")
+deflinear(neg_p, lambda ct, x: [neg(ct)])
+
+add_p = binary_elementwise("add", operator.add)
+add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
+
+
+def _add_transpose(ct, x, y):
+    # type() rather than is_undefined: the eager tape runs this once per addition
+    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            _unbroadcast_ct(ct, y) if type(y) is UndefinedPrimal else None]
+
+
+def _add_jvp(primals, tangents):
+    out = add(*primals)
+    shape = get_aval(out).shape
+    tx, ty = tangents
+    if type(tx) is Zero:
+        t = ty
+    elif type(ty) is Zero:
+        t = tx
+    else:
+        return out, add(tx, ty)
+    return out, t if get_aval(t).shape == shape else structural.broadcast_to(t, shape)
+
+
+add_p.linear = True
+add_p.jvp = _add_jvp
+add_p.transpose = _add_transpose
+add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
+
+sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
+sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
+
+
+def _sub_jvp(primals, tangents):
+    out = sub(*primals)
+    shape = get_aval(out).shape
+    tx, ty = tangents
+    if type(ty) is Zero:
+        t = tx
+    elif type(tx) is Zero:
+        t = neg(ty)
+    else:
+        return out, sub(tx, ty)
+    return out, t if get_aval(t).shape == shape else structural.broadcast_to(t, shape)
+
+
+def _sub_transpose(ct, x, y):
+    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            _unbroadcast_ct(neg(ct), y) if type(y) is UndefinedPrimal else None]
+
+
+sub_p.linear = True
+sub_p.jvp = _sub_jvp
+sub_p.transpose = _sub_transpose
+sub_p.vjp_factor = lambda i, out, x, y: _const(out, -1.0) if i else None
+
+mul_p = binary_elementwise("mul", operator.mul,
+                           (lambda x, y, out: y, lambda x, y, out: x))
+mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
+
+
+def _mul_transpose(ct, x, y):
+    if is_undefined(x) and is_undefined(y):
+        raise DifferentiationError(
+            "transpose of mul reached a product of two tangents, which is not linear; "
+            "this is a bug in a jvp rule, please report it.")
+    if is_undefined(x):
+        return [_unbroadcast_ct(mul(ct, y), x), None]
+    return [None, _unbroadcast_ct(mul(x, ct), y)]
+
+
+mul_p.transpose = _mul_transpose
+
+
+# safe_mul is mul where 0 * anything is 0, even 0 * inf. Derivatives that can be
+# infinite (sqrt at 0, log at 0) scale tangents with it, so a zero tangent or
+# cotangent, e.g. from the unselected branch of where(x > 0, sqrt(x), 0), stays
+# zero instead of becoming NaN. The check costs one pass only when the product
+# is not finite.
+def _safe_mul_impl(x, y):
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(x, y)
+    if not np.isfinite(out).all():
+        out = np.where((np.asarray(x) == 0) | (np.asarray(y) == 0), np.zeros((), out.dtype), out)
+    return out
+
+
+def _safe_mul_transpose(ct, x, y):
+    if is_undefined(x):
+        return [_unbroadcast_ct(safe_mul(ct, y), x), None]
+    return [None, _unbroadcast_ct(safe_mul(x, ct), y)]
+
+
+safe_mul_p = binary_elementwise("safe_mul", _safe_mul_impl,
+                                (lambda x, y, out: y, lambda x, y, out: x), singular=True)
+safe_mul_p.transpose = _safe_mul_transpose
+safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, even inf, is 0.")
+
+
+def _div_impl(x, y):
+    x = np.asarray(x)
+    if x.dtype.kind in "fc":
+        return np.divide(x, y)
+    q = np.floor_divide(x, y)  # integers round toward zero, as in C and JAX
+    return q + ((q < 0) & (q * y != x))
+
+
+def _div_transpose(ct, x, y):
+    if is_undefined(y):
+        raise DifferentiationError(
+            "transpose of div reached a tangent in the denominator, which is not linear; "
+            "this is a bug in a jvp rule, please report it.")
+    return [_unbroadcast_ct(div(ct, y), x), None]
+
+
+div_p = _binary("div", _div_impl, (lambda x, y, out: div(_const(y, 1), y),
+                                   lambda x, y, out: neg(div(out, y))),
+                kinds=_ARITHMETIC, flops=4, singular=True)
+div_p.transpose = _div_transpose
+div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not numpy, "
+                     "semantics).")
+
+rem_p = _binary("rem", np.fmod, (lambda x, y, out: _const(x, 1),
+                                 lambda x, y, out: neg(round(div(sub(x, out), y)))),
+                kinds=_NUMERIC, flops=4)
+rem = make_op(rem_p, "Elementwise C-style remainder x - trunc(x / y) * y (numpy.fmod); "
+                     "its sign follows x.")
+
+
+def _balanced_eq(x, z, y):
+    """1 where x alone attains z, 1/2 where x and y both do, else 0 (JAX's max/min rule)."""
+    return select(eq(x, z), select(eq(y, z), _const(z, 0.5), _const(z, 1)), _const(z, 0))
+
+
+max_p = _binary("max", np.maximum, (lambda x, y, out: _balanced_eq(x, out, y),
+                                    lambda x, y, out: _balanced_eq(y, out, x)))
+max = make_op(max_p, "Elementwise maximum (NaN propagates); ties split the derivative.")
+min_p = _binary("min", np.minimum, (lambda x, y, out: _balanced_eq(x, out, y),
+                                    lambda x, y, out: _balanced_eq(y, out, x)))
+min = make_op(min_p, "Elementwise minimum (NaN propagates); ties split the derivative.")
+
+# --- rounding ------------------------------------------------------------------
+
+floor_p = _unary("floor", np.floor, nondifferentiable=True)
+floor = make_op(floor_p, "Elementwise floor of a float array.")
+ceil_p = _unary("ceil", np.ceil, nondifferentiable=True)
+ceil = make_op(ceil_p, "Elementwise ceiling of a float array.")
+round_p = _unary("round", np.round, nondifferentiable=True)
+round = make_op(round_p, "Elementwise rounding to the nearest integer, halves to even.")

@@ -1,0 +1,83 @@
+"""What the elementwise primitive modules share: operand-kind checks and small rule helpers.
+
+Binary primitives broadcast like numpy but require operands of one dtype;
+``funcdiff.numpy`` promotes (and casts integers to float for float-only
+functions) before binding. ``_unary`` and ``_binary`` declare a card through
+``cards`` and add a check of the operands' dtype kinds (``_FLOAT``,
+``_NUMERIC``, ...; complex values are accepted only where the kind says so),
+whose error says how to convert. Rules use ``_const`` for constants, 0-d
+arrays of the operand's dtype so that float32 programs stay float32,
+``_unbroadcast_ct`` to sum a broadcast cotangent back to an operand's shape,
+and ``_unary_batch`` as the batch rule of a one-operand primitive with params.
+The primitives live in ``elementwise_arithmetic``, ``elementwise_logic`` and
+``elementwise_math``; ``elementwise`` re-exports them.
+"""
+
+from __future__ import annotations
+
+from funcdiff.core import Primitive, bind, get_aval
+from funcdiff.errors import DTypeError
+from funcdiff.primitives import structural
+from funcdiff.primitives.cards import binary_elementwise, unary_elementwise
+
+
+def _unbroadcast_ct(ct, x):
+    shape = x.aval.shape
+    return ct if get_aval(ct).shape == shape else structural.unbroadcast(ct, shape)
+
+
+def _const(x, value):
+    """``value`` as a numpy scalar of ``x``'s dtype (a Python float would be float64)."""
+    return get_aval(x).dtype.type(value)
+
+
+# Complex values are intermediates only (funcdiff.dtypes): arithmetic and exp/log accept
+# them, float-only functions (comparisons of order, special functions, ...) do not.
+_FLOAT, _NUMERIC, _INTEGRAL, _ANY = "f", "iuf", "biu", "biuf"
+_INEXACT, _ARITHMETIC = "fc", "iufc"
+_KIND_TEXT = {
+    _FLOAT: ("floating", "Convert integers first with convert_element_type(x, "
+             "new_dtype=np.dtype('float64')); funcdiff.numpy does this for you."),
+    _INEXACT: ("floating or complex", "Convert integers first with convert_element_type(x, "
+               "new_dtype=np.dtype('float64')); funcdiff.numpy does this for you."),
+    _NUMERIC: ("integer or floating", "Convert booleans first with convert_element_type."),
+    _ARITHMETIC: ("integer, floating or complex",
+                  "Convert booleans first with convert_element_type."),
+    _INTEGRAL: ("boolean or integer", "Compare floats with ne(x, 0) first to get booleans."),
+}
+
+
+def _accepts(prim: Primitive, kinds: str) -> Primitive:
+    """Wrap ``prim``'s abstract_eval with a check of its operands' dtype kinds."""
+    if kinds == _ANY:
+        return prim
+    inner = prim.abstract_eval
+    what, fix = _KIND_TEXT[kinds]
+
+    def abstract_eval(*avals, **params):
+        for aval in avals:
+            if aval.dtype.kind not in kinds:
+                raise DTypeError(
+                    f"the primitive {prim.name} needs {what} operands, but got "
+                    f"{', '.join(a.str_short() for a in avals)}. {fix}")
+        return inner(*avals, **params)
+    prim.abstract_eval = abstract_eval
+    return prim
+
+
+def _unary(name, impl, deriv=None, *, kinds=_FLOAT, flops=1, nondifferentiable=False,
+           singular=False):
+    prim = unary_elementwise(name, impl, deriv, nondifferentiable=nondifferentiable,
+                             flops=flops, singular=singular)
+    return _accepts(prim, kinds)
+
+
+def _binary(name, impl, partials=None, *, kinds=_ANY, flops=1, nondifferentiable=False,
+            result_dtype=None, singular=False):
+    prim = binary_elementwise(name, impl, partials, nondifferentiable=nondifferentiable,
+                              result_dtype=result_dtype, flops=flops, singular=singular)
+    return _accepts(prim, kinds)
+
+
+def _unary_batch(prim):
+    return lambda vals, dims, **params: (bind(prim, vals[0], **params), dims[0])

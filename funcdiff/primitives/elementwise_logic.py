@@ -1,0 +1,103 @@
+"""Elementwise comparisons, logic and select: the primitives of boolean values.
+
+The comparisons (eq, ne, lt, le, gt, ge) and is_finite return booleans; the
+logical operations (and, or, xor, not) are logical on booleans and bitwise on
+integers. These have no derivative. ``select`` chooses elementwise between two
+values by a boolean predicate, broadcasting all three; it is linear in the
+chosen values, and the unselected side gets exact zeros even where the
+cotangent is inf or NaN. Re-exported by ``elementwise``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
+from funcdiff.errors import DTypeError
+from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.primitives import structural
+from funcdiff.primitives.cards import (broadcast_shapes, elementwise_batch, make_op, nbytes,
+                                       same_dtype)
+from funcdiff.primitives.elementwise_common import (_ANY, _INTEGRAL, _binary, _unary,
+                                                    _unbroadcast_ct)
+
+# --- comparisons and logic (boolean results, no derivative) ---------------------
+
+eq_p = _binary("eq", np.equal, nondifferentiable=True, result_dtype=np.bool_)
+eq = make_op(eq_p, "Elementwise x == y.")
+ne_p = _binary("ne", np.not_equal, nondifferentiable=True, result_dtype=np.bool_)
+ne = make_op(ne_p, "Elementwise x != y.")
+lt_p = _binary("lt", np.less, nondifferentiable=True, result_dtype=np.bool_)
+lt = make_op(lt_p, "Elementwise x < y.")
+le_p = _binary("le", np.less_equal, nondifferentiable=True, result_dtype=np.bool_)
+le = make_op(le_p, "Elementwise x <= y.")
+gt_p = _binary("gt", np.greater, nondifferentiable=True, result_dtype=np.bool_)
+gt = make_op(gt_p, "Elementwise x > y.")
+ge_p = _binary("ge", np.greater_equal, nondifferentiable=True, result_dtype=np.bool_)
+ge = make_op(ge_p, "Elementwise x >= y.")
+
+and_p = _binary("and", np.bitwise_and, nondifferentiable=True, kinds=_INTEGRAL)
+and_ = make_op(and_p, "Elementwise logical (bool) or bitwise (integer) and.")
+or_p = _binary("or", np.bitwise_or, nondifferentiable=True, kinds=_INTEGRAL)
+or_ = make_op(or_p, "Elementwise logical (bool) or bitwise (integer) or.")
+xor_p = _binary("xor", np.bitwise_xor, nondifferentiable=True, kinds=_INTEGRAL)
+xor = make_op(xor_p, "Elementwise logical (bool) or bitwise (integer) exclusive or.")
+not_p = _unary("not", np.invert, nondifferentiable=True, kinds=_INTEGRAL)
+not_ = make_op(not_p, "Elementwise logical (bool) or bitwise (integer) not.")
+
+is_finite_p = _unary("is_finite", np.isfinite, nondifferentiable=True, kinds=_ANY)
+is_finite_p.abstract_eval = lambda x: ShapedArray(x.shape, np.dtype(np.bool_))
+is_finite = make_op(is_finite_p, "Elementwise test for neither inf nor NaN (bool result).")
+
+# --- select -----------------------------------------------------------------------
+
+select_p = Primitive("select")
+select_p.impl = np.where
+
+
+def _select_abstract_eval(pred, on_true, on_false):
+    if pred.dtype != np.bool_:
+        raise DTypeError(
+            f"the primitive select needs a boolean predicate, but got {pred.str_short()}. "
+            "Compare first, e.g. ne(x, 0).")
+    dtype = same_dtype("select", on_true, on_false)
+    return ShapedArray(broadcast_shapes("select", pred.shape, on_true.shape,
+                                        on_false.shape), dtype)
+
+
+def _select_jvp(primals, tangents):
+    pred, on_true, on_false = primals
+    _, t_true, t_false = tangents
+    out = select(pred, on_true, on_false)
+    out_aval = get_aval(out)
+    if type(t_true) is Zero and type(t_false) is Zero:
+        return out, Zero(out_aval)
+    zero = np.zeros((), out_aval.dtype)  # broadcasts: no zero array is materialised
+    t = select(pred, zero if type(t_true) is Zero else t_true,
+               zero if type(t_false) is Zero else t_false)
+    return out, structural.broadcast_to(t, out_aval.shape)
+
+
+def _select_transpose(ct, pred, on_true, on_false):
+    # select, not a multiply by the mask: the unselected side gets exact zeros even
+    # where ct is inf or NaN.
+    zero = np.zeros((), get_aval(ct).dtype)
+    return [None,
+            _unbroadcast_ct(select(pred, ct, zero), on_true) if is_undefined(on_true) else None,
+            _unbroadcast_ct(select(pred, zero, ct), on_false) if is_undefined(on_false) else None]
+
+
+def _select_cost(pred, on_true, on_false):
+    shape = broadcast_shapes("select", pred.shape, on_true.shape, on_false.shape)
+    out = nbytes(ShapedArray(shape, on_true.dtype))
+    return {"flops": out // on_true.dtype.itemsize,
+            "bytes": nbytes(pred) + nbytes(on_true) + nbytes(on_false) + out}
+
+
+select_p.abstract_eval = _select_abstract_eval
+select_p.jvp = _select_jvp
+select_p.transpose = _select_transpose
+select_p.linear = True  # in on_true and on_false; pred is never differentiated
+select_p.batch = elementwise_batch(select_p)
+select_p.cost = _select_cost
+select = make_op(select_p, "Elementwise pred ? on_true : on_false, broadcasting all three.")

@@ -1,0 +1,259 @@
+"""Elementwise mathematical functions: sign and absolute value, exponentials,
+logarithms, powers, roots, trigonometric, hyperbolic, logistic and special functions.
+
+Most are unary and float-only (exp and log also accept complex values, which
+are intermediates only: funcdiff.dtypes); pow and atan2 are binary, and
+integer_pow raises to a static Python int. Each derivative is written with
+funcdiff operations, so it can itself be differentiated; its constants are
+0-d arrays of the operand's dtype. Kinks follow JAX: abs'(0) = 0 and
+sqrt'(0) = inf; derivatives that are infinite somewhere (sqrt and log at 0,
+negative integer powers at 0) scale tangents with ``safe_mul``, so a zero
+tangent stays zero. sign has no derivative. The special functions (erf,
+lgamma, digamma, polygamma, ...) are computed by ``special_math``.
+Re-exported by ``elementwise``, which imports this module after
+``elementwise_arithmetic``: declaring a differentiable unary primitive looks up
+``elementwise.mul`` and ``elementwise.safe_mul`` (``cards.unary_elementwise``).
+
+The operations ``abs`` and ``pow`` shadow Python builtins inside this module
+on purpose (they are the JAX lax names).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcdiff.core import Primitive, Zero, get_aval
+from funcdiff.errors import InvalidArgumentError
+from funcdiff.primitives import special_math
+from funcdiff.primitives.cards import elementwise_cost, make_op
+from funcdiff.primitives.elementwise_arithmetic import add, div, mul, neg, safe_mul, sub
+from funcdiff.primitives.elementwise_common import (_ARITHMETIC, _FLOAT, _INEXACT, _NUMERIC,
+                                                    _accepts, _binary, _const, _unary,
+                                                    _unary_batch)
+from funcdiff.primitives.elementwise_logic import and_, eq, select
+
+# --- unary math ------------------------------------------------------------------------
+
+sign_p = _unary("sign", np.sign, nondifferentiable=True, kinds=_NUMERIC)
+sign = make_op(sign_p, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
+abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC)
+abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
+
+exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10)
+exp = make_op(exp_p, "Elementwise e ** x.")
+exp2_p = _unary("exp2", np.exp2, lambda x, y: mul(y, _const(y, math.log(2))), flops=10)
+exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
+log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
+                singular=True)
+log = make_op(log_p, "Elementwise natural logarithm.")
+log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
+                 flops=10, singular=True)
+log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
+expm1_p = _unary("expm1", np.expm1, lambda x, y: add(y, _const(y, 1)), flops=10)
+expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
+sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True)
+sqrt = make_op(sqrt_p, "Elementwise square root.")
+rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
+                 lambda x, y: mul(_const(y, -0.5), div(y, x)), flops=5, singular=True)
+rsqrt = make_op(rsqrt_p, "Elementwise 1 / sqrt(x).")
+cbrt_p = _unary("cbrt", np.cbrt, lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, y=-2)),
+                flops=10, singular=True)
+cbrt = make_op(cbrt_p, "Elementwise real cube root.")
+
+sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10)
+sin = make_op(sin_p, "Elementwise sine.")
+cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10)
+cos = make_op(cos_p, "Elementwise cosine.")
+tan_p = _unary("tan", np.tan, lambda x, y: add(_const(y, 1), mul(y, y)), flops=10)
+tan = make_op(tan_p, "Elementwise tangent.")
+
+
+def _one_minus_square(x):
+    return sub(_const(x, 1), mul(x, x))
+
+
+asin_p = _unary("asin", np.arcsin, lambda x, y: rsqrt(_one_minus_square(x)), flops=10, singular=True)
+asin = make_op(asin_p, "Elementwise inverse sine.")
+acos_p = _unary("acos", np.arccos, lambda x, y: neg(rsqrt(_one_minus_square(x))), flops=10, singular=True)
+acos = make_op(acos_p, "Elementwise inverse cosine.")
+atan_p = _unary("atan", np.arctan,
+                lambda x, y: div(_const(x, 1), add(_const(x, 1), mul(x, x))), flops=10)
+atan = make_op(atan_p, "Elementwise inverse tangent.")
+sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10)
+sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
+cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10)
+cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
+tanh_p = _unary("tanh", np.tanh, lambda x, y: _one_minus_square(y), flops=10)
+tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
+asinh_p = _unary("asinh", np.arcsinh,
+                 lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10)
+asinh = make_op(asinh_p, "Elementwise inverse hyperbolic sine.")
+acosh_p = _unary("acosh", np.arccosh,
+                 lambda x, y: rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1)))),
+                 flops=10, singular=True)
+acosh = make_op(acosh_p, "Elementwise inverse hyperbolic cosine.")
+atanh_p = _unary("atanh", np.arctanh, lambda x, y: div(
+    _const(x, 1), mul(sub(_const(x, 1), x), add(_const(x, 1), x))), flops=10, singular=True)
+atanh = make_op(atanh_p, "Elementwise inverse hyperbolic tangent.")
+
+
+def _logistic_impl(x):
+    e = np.exp(-np.abs(x))  # never overflows; both branches are then exact
+    return np.where(x >= 0, 1, e) / (1 + e)
+
+
+logistic_p = _unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_const(y, 1), y)),
+                    flops=12)
+logistic = make_op(logistic_p, "Elementwise sigmoid 1 / (1 + exp(-x)), stable for all x.")
+
+# --- binary math: pow and atan2 ------------------------------------------------
+
+
+def _pow_d_base(x, y, out):
+    # y * x**(y-1); at x == y == 0 the base is replaced by 1 so the result is 0, not
+    # 0 * inf. (Guarding on y == 0 alone, as JAX does, would zero d2/dxdy at y == 0.)
+    at_origin = and_(eq(x, _const(x, 0)), eq(y, _const(y, 0)))
+    return mul(y, pow(select(at_origin, _const(x, 1), x), sub(y, _const(y, 1))))
+
+
+def _pow_d_exponent(x, y, out):
+    # log(x) * x**y, with log(1) = 0 standing in at x == 0 so no inf/NaN is formed
+    safe_x = select(eq(x, _const(x, 0)), _const(x, 1), x)
+    return mul(log(safe_x), out)
+
+
+pow_p = _binary("pow", np.power, (_pow_d_base, _pow_d_exponent), kinds=_FLOAT, flops=20, singular=True)
+pow = make_op(pow_p, "Elementwise x ** y for floating x and y (see integer_pow).")
+
+
+def _atan2_denominator(x, y):
+    return add(mul(x, x), mul(y, y))
+
+
+atan2_p = _binary("atan2", np.arctan2,
+                  (lambda x, y, out: div(y, _atan2_denominator(x, y)),
+                   lambda x, y, out: neg(div(x, _atan2_denominator(x, y)))),
+                  kinds=_FLOAT, flops=20)
+atan2 = make_op(atan2_p, "Elementwise four-quadrant arctangent of x / y.")
+
+# --- special functions -------------------------------------------------------------------
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _gaussian(x, scale):
+    return mul(_const(x, scale), exp(neg(mul(x, x))))
+
+
+erf_p = _unary("erf", special_math.erf, lambda x, y: _gaussian(x, _TWO_OVER_SQRT_PI),
+               flops=30)
+erf = make_op(erf_p, "Elementwise error function.")
+erfc_p = _unary("erfc", special_math.erfc, lambda x, y: _gaussian(x, -_TWO_OVER_SQRT_PI),
+                flops=30)
+erfc = make_op(erfc_p, "Elementwise complementary error function 1 - erf(x).")
+erf_inv_p = _unary("erf_inv", special_math.erf_inv, lambda x, y: mul(
+    _const(y, math.sqrt(math.pi) / 2), exp(mul(y, y))), flops=150, singular=True)
+erf_inv = make_op(erf_inv_p, "Elementwise inverse error function on (-1, 1).")
+lgamma_p = _unary("lgamma", special_math.lgamma, lambda x, y: digamma(x), flops=100, singular=True)
+lgamma = make_op(lgamma_p, "Elementwise log |Gamma(x)|.")
+digamma_p = _unary("digamma", special_math.digamma, lambda x, y: polygamma(x, order=1),
+                   flops=60, singular=True)
+digamma = make_op(digamma_p, "Elementwise digamma function d/dx lgamma(x).")
+
+polygamma_p = Primitive("polygamma")
+polygamma_p.impl = lambda x, *, order: special_math.polygamma(order, x)
+
+
+def _polygamma_abstract_eval(x, *, order):
+    if type(order) is not int or order < 0:
+        raise InvalidArgumentError(
+            f"the primitive polygamma needs a static int order >= 0, got {order!r}")
+    return x
+
+
+def _polygamma_derivative(x, order):
+    return polygamma(x, order=order + 1)
+
+
+def _polygamma_jvp(primals, tangents, *, order):
+    (x,), (t,) = primals, tangents
+    return polygamma(x, order=order), safe_mul(t, _polygamma_derivative(x, order))
+
+
+def _polygamma_vjp(needed, out, x, *, order):
+    d = _polygamma_derivative(x, order)
+    return lambda ct: (safe_mul(ct, d),)
+
+
+polygamma_p.abstract_eval = _polygamma_abstract_eval
+polygamma_p = _accepts(polygamma_p, _FLOAT)
+polygamma_p.jvp = _polygamma_jvp
+polygamma_p.vjp = _polygamma_vjp
+polygamma_p.batch = _unary_batch(polygamma_p)
+polygamma_p.cost = lambda x, *, order: elementwise_cost(200)(x)
+polygamma = make_op(polygamma_p, "Elementwise polygamma(order, x): the order-th derivative "
+                                 "of digamma; order is static (polygamma(x, order=1)).")
+
+# --- integer_pow ---------------------------------------------------------------------------
+
+integer_pow_p = Primitive("integer_pow")
+integer_pow_p.impl = lambda x, *, y: np.power(x, y)
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    if type(y) is not int:
+        raise InvalidArgumentError(
+            f"the primitive integer_pow needs a static Python int exponent y, got {y!r}; "
+            "use pow for array or float exponents.")
+    if y < 0 and x.dtype.kind not in "fc":
+        raise InvalidArgumentError(
+            f"integer_pow cannot raise the integer array {x.str_short()} to the negative "
+            f"power {y}; convert it to float first.")
+    return x
+
+
+def _integer_pow_derivative(x, y):
+    """``(scale, d)``: the derivative ``d`` of ``x ** y`` (None for y = 0, where it
+    is zero; 1 for y = 1) and the product that applies it: safe_mul for
+    negative powers, whose derivative is infinite at 0. The jvp and the tape's
+    vjp both apply it."""
+    if y == 0:
+        return mul, None
+    if y == 1:
+        return mul, 1
+    power = x if y == 2 else integer_pow(x, y=y - 1)
+    return (safe_mul if y < 0 else mul), mul(_const(x, y), power)
+
+
+def _integer_pow_jvp(primals, tangents, *, y):
+    (x,), (t,) = primals, tangents
+    out = integer_pow(x, y=y)
+    scale, d = _integer_pow_derivative(x, y)
+    if d is None:
+        return out, Zero(get_aval(out))
+    return out, t if type(d) is int else scale(t, d)
+
+
+def _integer_pow_vjp(needed, out, x, *, y):
+    scale, d = _integer_pow_derivative(x, y)
+    if d is None:
+        return lambda ct: (None,)
+    if type(d) is int:
+        return lambda ct: (ct,)
+    return lambda ct: (scale(ct, d),)
+
+
+def _integer_pow_cost(x, *, y):
+    multiplies = 2 * (y if y >= 0 else -y).bit_length()  # repeated squaring
+    return elementwise_cost(multiplies)(x)
+
+
+integer_pow_p.abstract_eval = _integer_pow_abstract_eval
+integer_pow_p = _accepts(integer_pow_p, _ARITHMETIC)
+integer_pow_p.jvp = _integer_pow_jvp
+integer_pow_p.vjp = _integer_pow_vjp
+integer_pow_p.batch = _unary_batch(integer_pow_p)
+integer_pow_p.cost = _integer_pow_cost
+integer_pow = make_op(integer_pow_p, "Elementwise x ** y for a static Python int y.")
