@@ -21,24 +21,13 @@ builtins inside this module on purpose (they are the JAX lax names).
 
 from __future__ import annotations
 
-# The imports marked noqa are not used here since the primitives moved out; they
-# are kept because they were importable from this module and still are. (The
-# order matters: structural before cards, which imports structural in a cycle.)
-import math  # noqa: F401
-import operator  # noqa: F401
-
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval, tangent_aval  # noqa: F401
-from funcdiff.errors import (DifferentiationError, DTypeError,  # noqa: F401
-                             InvalidArgumentError, ShapeError)
-from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined  # noqa: F401
-from funcdiff.primitives import structural  # noqa: F401
-from funcdiff.primitives import special_math  # noqa: F401
-from funcdiff.primitives.cards import (  # noqa: F401
-    binary_elementwise, broadcast_shapes, deflinear, elementwise_batch, elementwise_cost, make_op,
-    nbytes, same_dtype, unary_elementwise)
+from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
+from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
+from funcdiff.primitives import structural  # noqa: F401  (before cards, which imports it in a cycle)
+from funcdiff.primitives.cards import nbytes
 # elementwise_math after elementwise_arithmetic: declaring a differentiable unary
 # primitive looks up mul and safe_mul on this module (cards.unary_elementwise).
 from funcdiff.primitives.elementwise_common import (  # noqa: F401
