@@ -165,6 +165,7 @@ def register_pytree_node(node_type: type, flatten_fn: Callable[[Any], tuple[Iter
         (tuple, list, dict and None always are), or a function is not callable.
 
     Example:
+      >>> from funcdiff.tree_util import register_pytree_node, tree_leaves
       >>> class Pair:
       ...     def __init__(self, a, b): self.a, self.b = a, b
       >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, ch: Pair(*ch))
@@ -200,6 +201,8 @@ def register_dataclass(cls: Optional[type] = None, *, data_fields: Optional[Iter
         fields do not name each `__init__` field exactly once.
 
     Example:
+      >>> import dataclasses
+      >>> from funcdiff.tree_util import register_dataclass, tree_map
       >>> @register_dataclass
       ... @dataclasses.dataclass
       ... class Point:

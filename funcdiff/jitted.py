@@ -21,8 +21,7 @@ from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
 from funcdiff._arguments import _as_leaf, _check_output
-from funcdiff._jit_cache import (_MISS, _CacheEntry, _compile_guard, _fast_flatten,  # noqa: F401
-                                 _unflattener)
+from funcdiff._jit_cache import _MISS, _CacheEntry, _compile_guard, _fast_flatten
 from funcdiff._jit_lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval
 from funcdiff.errors import ConcretizationError, InvalidArgumentError

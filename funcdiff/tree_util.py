@@ -20,7 +20,6 @@ and `treedef_is_leaf` in `funcdiff._treedef`.
 """
 from __future__ import annotations
 
-import dataclasses  # noqa: F401  register_dataclass's docstring example runs in this namespace
 import functools
 from typing import Any, Callable
 

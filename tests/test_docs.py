@@ -141,3 +141,25 @@ def test_docstring_conversion():
     assert "- `x`: the input, continued." in md and "- `y`: other." in md
     assert "**Returns:**" in md and "```python no-run\ny = f(x)\n```" in md
     assert "```pycon\n>>> 1 + 1\n2\n```" in md
+
+
+def test_every_docstring_example_in_the_package_runs():
+    """Every example in every module's docstrings runs and prints what it shows
+    (modules' own tests run theirs too; this one leaves no module out)."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import numpy as np
+
+    import funcdiff
+    attempted, failed = 0, []
+    for info in pkgutil.walk_packages(funcdiff.__path__, "funcdiff."):
+        module = importlib.import_module(info.name)
+        result = doctest.testmod(module, extraglobs={"np": np}, report=False,
+                                 optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+        attempted += result.attempted
+        if result.failed:
+            failed.append(info.name)
+    assert not failed, failed
+    assert attempted > 500

@@ -775,3 +775,10 @@ def test_random_programs_under_jit_and_its_compositions(spec):
     assert_same(fd.jit(fd.grad(loss, argnums))(*args), fd.grad(loss, argnums)(*args), rtol=1e-10)
     batched = [np.stack([a, a * 0.5]) for a in args]
     assert_same(fd.vmap(fd.jit(loss))(*batched), fd.vmap(loss)(*batched), rtol=1e-11)
+
+
+def test_module_doctests():
+    import doctest
+    import funcdiff.jitted
+    result = doctest.testmod(funcdiff.jitted, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
