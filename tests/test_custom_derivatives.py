@@ -220,6 +220,32 @@ def test_closed_over_values_are_differentiated_by_autodiff():
     assert fd.grad(lambda w: k(w, w))(2.0) == pytest.approx(7.0 + np.sin(2.0))
 
 
+def test_a_custom_function_of_untraced_arguments_just_runs():
+    """With no argument traced, no transform can ask for the rule: the function runs as
+    it is (no staging, no custom call in a jaxpr) and what it closes over is
+    differentiated by autodiff, in every mode."""
+    c = np.array([0.3, 0.7])
+    for decorate in ("jvp", "vjp"):
+        def g(w):
+            if decorate == "jvp":
+                @fd.custom_jvp
+                def h(x):
+                    return w * fnp.sin(x)
+                h.defjvp(lambda p, t: (h(p[0]), 7.0 * t[0]))
+            else:
+                @fd.custom_vjp
+                def h(x):
+                    return w * fnp.sin(x)
+                h.defvjp(lambda x: (h(x), None), lambda res, ct: (7.0 * ct,))
+            return fnp.sum(h(c))
+        assert fd.grad(g)(2.0) == pytest.approx(np.sin(c).sum())
+        assert fd.jvp(g, (2.0,), (1.0,))[1] == pytest.approx(np.sin(c).sum())
+        assert fd.jit(fd.grad(g))(2.0) == pytest.approx(np.sin(c).sum())
+        np.testing.assert_allclose(fd.vmap(fd.grad(g))(np.array([1.0, 2.0])),
+                                   [np.sin(c).sum()] * 2)
+        assert "custom" not in str(fd.make_jaxpr(g)(2.0))
+
+
 def test_python_control_flow_in_the_function_works_eagerly_but_not_under_jit():
     @fd.custom_jvp
     def relu(x):

@@ -200,6 +200,10 @@ class custom_jvp:
         dyn_idx, nondiff = _split_nondiff(args, self.nondiff_argnums, "custom_jvp", name)
         leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_idx))
         _check_leaves(leaves, "custom_jvp", name)
+        if not any(isinstance(x, Tracer) for x in leaves):
+            # No transform sees the arguments, so none asks for the rule (values the
+            # function closes over are differentiated by autodiff in any case).
+            return self.fun(*args)
         store: dict = {}
         staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_jvp", name), leaves, name)

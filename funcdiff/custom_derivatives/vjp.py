@@ -204,6 +204,10 @@ class custom_vjp:
         dyn_args = tuple(args[i] for i in dyn_idx)
         leaves, in_tree = tree_flatten(dyn_args)
         _check_leaves(leaves, "custom_vjp", name)
+        if not any(isinstance(x, Tracer) for x in leaves):
+            # No transform sees the arguments, so none asks for the rule (values the
+            # function closes over are differentiated by autodiff in any case).
+            return self.fun(*args)
         store: dict = {}
         staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_vjp", name), leaves, name)
