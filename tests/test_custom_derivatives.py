@@ -220,6 +220,47 @@ def test_closed_over_values_are_differentiated_by_autodiff():
     assert fd.grad(lambda w: k(w, w))(2.0) == pytest.approx(7.0 + np.sin(2.0))
 
 
+def test_eager_reverse_mode_linearizes_custom_jvp_at_the_concrete_values():
+    """With no other transform active, grad linearizes the rule at the concrete values
+    without staging the function; a rule that touches values on the tape it closes
+    over takes the staged route, where autodiff differentiates the closure."""
+    from funcdiff.interpreters import tape
+    calls = {"fun": 0, "rule": 0}
+
+    @fd.custom_jvp
+    def f(x, y):
+        calls["fun"] += 1
+        return {"s": fnp.sin(x) * y}
+
+    @f.defjvp
+    def f_jvp(p, t):
+        calls["rule"] += 1
+        (x, y), (tx, ty) = p, t
+        return {"s": fnp.sin(x) * y}, {"s": fnp.cos(x) * y * tx + fnp.sin(x) * ty}
+
+    def loss(x, y):
+        return fnp.sum(f(x, y)["s"] ** 2)
+    x, y = np.array([0.3, -1.2]), np.array([2.0, 0.5])
+    got = fd.grad(loss, argnums=(0, 1))(x, y)
+    assert calls == {"fun": 0, "rule": 1}
+    with tape.disabled():
+        staged = fd.grad(loss, argnums=(0, 1))(x, y)
+    s = np.sin(x) * y
+    for g, st, expected in zip(got, staged, (2 * s * np.cos(x) * y, 2 * s * np.sin(x))):
+        np.testing.assert_allclose(g, st, rtol=1e-13)
+        np.testing.assert_allclose(g, expected, rtol=1e-13)
+    np.testing.assert_allclose(fd.jacrev(lambda x: f(x, y)["s"])(x), np.diag(np.cos(x) * y),
+                               rtol=1e-13)
+
+    def g(w, x):
+        @fd.custom_jvp
+        def h(x):
+            return w * x
+        h.defjvp(lambda p, t: (h(p[0]), 7.0 * t[0]))
+        return h(x)
+    assert fd.grad(lambda w: g(w, w))(2.0) == pytest.approx(9.0)   # 7 by the rule, + x
+
+
 def test_a_custom_function_of_untraced_arguments_just_runs():
     """With no argument traced, no transform can ask for the rule: the function runs as
     it is (no staging, no custom call in a jaxpr) and what it closes over is

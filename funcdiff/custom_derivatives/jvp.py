@@ -25,6 +25,7 @@ from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bi
                                                 call_impl, is_array_like, unbatched_aval,
                                                 zeros_for)
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
+from funcdiff.interpreters import tape
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters.call import batched_program
 from funcdiff.tree_util import tree_flatten, tree_unflatten
@@ -204,6 +205,11 @@ class custom_jvp:
             # No transform sees the arguments, so none asks for the rule (values the
             # function closes over are differentiated by autodiff in any case).
             return self.fun(*args)
+        trace = tape.recording()
+        if trace is not None:
+            outs = _on_the_tape(self, trace, args, dyn_idx, nondiff, leaves, in_tree)
+            if outs is not None:
+                return outs
         store: dict = {}
         staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_jvp", name), leaves, name)
@@ -213,6 +219,30 @@ class custom_jvp:
         outs = bind(custom_jvp_call_p, *staged.consts, *leaves, call_jaxpr=staged.jaxpr,
                     fun=staged.fun, jvp=rule, num_consts=len(staged.consts))
         return tree_unflatten(store["out_tree"], outs)
+
+
+def _on_the_tape(cj: custom_jvp, trace, args: tuple, dyn_idx: tuple, nondiff: list,
+                 leaves: list, in_tree) -> Any:
+    """``cj(*args)`` recorded on the eager tape without staging the function: the
+    call is linearized at the concrete values, where the rule runs. None when the
+    staged route must decide instead: the rule used values on the tape that it
+    closes over (their derivatives come from autodiff of the function), or an
+    argument is a tracer of another transform."""
+    unwrapped = trace.unwrap(leaves)
+    if unwrapped is None:
+        return None
+    primals, slots = unwrapped
+    if not any(slots):  # nothing to differentiate by the rule: autodiff sees any closure
+        return cj.fun(*args)
+    name = cj.__name__
+    store: dict = {}
+    fun = HeldFunction(_flat_function(cj.fun, args, dyn_idx, in_tree, store, "custom_jvp",
+                                      name), name)
+    rule = HeldFunction(_jvp_rule_flat(cj.jvp, name, nondiff, in_tree, store, None),
+                        getattr(cj.jvp, "__name__", f"{name}_jvp"))
+    outs = trace.record_linearized(custom_jvp_call_p, primals, slots,
+                                   dict(call_jaxpr=None, fun=fun, jvp=rule, num_consts=0))
+    return None if outs is None else tree_unflatten(store["out_tree"], outs)
 
 
 def _tree_add(a: Any, b: Any) -> Any:

@@ -233,16 +233,10 @@ def _on_the_tape(cv: custom_vjp, trace, args: tuple) -> Any:
     dyn_args = tuple(args[i] for i in dyn_idx)
     leaves, in_tree = tree_flatten(dyn_args)
     _check_leaves(leaves, "custom_vjp", name)
-    primals, slots = [], []
-    for x in leaves:
-        if type(x) is tape.TapeTracer and x._trace is trace:
-            primals.append(x.primal)
-            slots.append(x.slot)
-        elif isinstance(x, Tracer):
-            return None
-        else:
-            primals.append(x)
-            slots.append(0)
+    unwrapped = trace.unwrap(leaves)
+    if unwrapped is None:
+        return None
+    primals, slots = unwrapped
     if not any(slots):  # nothing to differentiate by the rule: autodiff sees any closure
         return cv.fun(*args)
     store: dict = {}

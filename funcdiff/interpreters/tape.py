@@ -223,6 +223,52 @@ class TapeTrace(Trace):
         return wrapped
 
 
+    def unwrap(self, values: Sequence[Any]) -> tuple[list, list] | None:
+        """The concrete values of ``values`` and the slots of those on the tape (0
+        for the others), or None when one is a tracer of another transform."""
+        primals, slots = [], []
+        for x in values:
+            if type(x) is TapeTracer and x._trace is self:
+                primals.append(x.primal)
+                slots.append(x.slot)
+            elif isinstance(x, Tracer):
+                return None
+            else:
+                primals.append(x)
+                slots.append(0)
+        return primals, slots
+
+    def record_linearized(self, primitive, primals: Sequence[Any], needed: Sequence[int],
+                          params: dict, own_values_only: bool = True) -> list | None:
+        """Put ``primitive`` applied to concrete ``primals`` on the tape through a
+        linearization of it alone; its outputs (a list). With
+        ``own_values_only``, None, with nothing recorded, when linearizing it
+        used values on the tape other than its operands (a custom rule that
+        closes over them, unstaged): the caller must then take a route that
+        sees them."""
+        from funcdiff.interpreters.linearize import linearize_flat
+        if primitive.multiple_results:
+            def fun(*xs):
+                return list(primitive.bind(*xs, **params))
+        else:
+            def fun(*xs):
+                return [primitive.bind(*xs, **params)]
+        n_nodes = len(self.nodes)
+        outs, lin = linearize_flat(fun, primals, in_mask=needed)
+        if own_values_only and (len(self.nodes) != n_nodes
+                                or any(isinstance(o, Tracer) for o in outs)):
+            del self.nodes[n_nodes:]
+            return None
+        slot = self.next_slot
+        wrapped = [_wrap(self, o, 0 if z else slot + i)
+                   for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
+        if not all(lin.out_is_zero):
+            self.next_slot = slot + len(outs)
+            self.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
+                               [w.aval for w in wrapped]))
+        return wrapped
+
+
 def recording() -> TapeTrace | None:
     """The tape when it is the only transform active, else None: a custom rule
     (``custom_vjp``) can then record its node directly, without staging."""
@@ -290,22 +336,8 @@ def _derived_rule(primitive) -> Callable | None:
 
 def _linearized_node(trace: TapeTrace, primitive, primals, needed, params):
     """Record ``primitive`` through a linearization of it alone (the general rule)."""
-    from funcdiff.interpreters.linearize import linearize_flat
-    if primitive.multiple_results:
-        def fun(*xs):
-            return list(primitive.bind(*xs, **params))
-    else:
-        def fun(*xs):
-            return [primitive.bind(*xs, **params)]
-    outs, lin = linearize_flat(fun, primals, in_mask=needed)
-    slot = trace.next_slot
-    wrapped = [_wrap(trace, o, 0 if z else slot + i)
-               for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
-    if not all(lin.out_is_zero):
-        trace.next_slot = slot + len(outs)
-        trace.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
-                           [w.aval for w in wrapped]))
-    return wrapped if primitive.multiple_results else wrapped[0]
+    outs = trace.record_linearized(primitive, primals, needed, params, own_values_only=False)
+    return outs if primitive.multiple_results else outs[0]
 
 
 def _pull_back_linear(cts, needed, lin):
