@@ -155,6 +155,11 @@ def test_random_program_derivatives(program_spec):
     # a small step: repeated squares and cubes make third derivatives large
     f, inputs = _checkable(program_spec, eps=1e-6, tol=1e-5)
     check_grads(f, inputs, order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-5)
+    # jacrev's batched pass over the tape against jacfwd's batched jvp
+    argnums = tuple(range(len(inputs)))
+    for rev, fwd in zip(fd.jacrev(f, argnums=argnums)(*inputs),
+                        fd.jacfwd(f, argnums=argnums)(*inputs)):
+        np.testing.assert_allclose(rev, fwd, rtol=1e-9, atol=1e-12)
 
 
 @settings(max_examples=max(N_PROGRAMS // 10, 10), deadline=None,
