@@ -19,8 +19,10 @@ The rules are derived from the rules primitives already have, never written
 twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
 the same derivative as their jvp), the transpose rule for linear primitives,
 and for every other primitive a linearization of that single primitive, run
-when the node is recorded (so control flow, custom rules, jit calls and
-checkpoint behave exactly as under ``linearize``). Rules are written in
+when the node is recorded (so control flow, jit calls and checkpoint behave
+exactly as under ``linearize``). Calls of ``custom_vjp`` and ``custom_jvp``
+functions record their own node (``TapeTrace.record``,
+``TapeTrace.record_linearized``) without staging the function. Rules are written in
 funcdiff operations, so a pullback can itself be traced (``vmap`` of a vjp
 function, ``jit`` of it, or differentiation of a function that calls grad).
 
@@ -222,7 +224,6 @@ class TapeTrace(Trace):
         self.nodes.append((pullback, needed, slot, [w.aval for w in wrapped]))
         return wrapped
 
-
     def unwrap(self, values: Sequence[Any]) -> tuple[list, list] | None:
         """The concrete values of ``values`` and the slots of those on the tape (0
         for the others), or None when one is a tracer of another transform."""
@@ -270,8 +271,9 @@ class TapeTrace(Trace):
 
 
 def recording() -> TapeTrace | None:
-    """The tape when it is the only transform active, else None: a custom rule
-    (``custom_vjp``) can then record its node directly, without staging."""
+    """The tape when it is the only transform active, else None: a call of a
+    custom rule (``custom_vjp``, ``custom_jvp``) can then record its node
+    directly, without staging its function."""
     if len(_trace_stack) == 2 and len(_dynamic) == 1:
         main = _trace_stack[-1]
         if main.trace_type is TapeTrace:

@@ -162,14 +162,14 @@ def _dot_general_batched_transpose(ct, x, y, *, dimension_numbers):
     """The transpose for a batch of cotangents (leading axis 0, concrete arrays):
     the batched product the batch rule would run, computed directly."""
     if type(x) is UndefinedPrimal:
-        numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape), y.ndim,
-                                               True)
-        swap, numbers, out_dim = _batch_plan(numbers, 0, None, ct.shape, y.shape)
+        numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape),
+                                               np.ndim(y), True)
+        swap, numbers, out_dim = _batch_plan(numbers, 0, None, ct.shape, np.shape(y))
         a, b = (y, ct) if swap else (ct, y)
     else:
-        numbers, permutation = _transpose_plan(dimension_numbers, x.ndim, len(y.aval.shape),
+        numbers, permutation = _transpose_plan(dimension_numbers, np.ndim(x), len(y.aval.shape),
                                                False)
-        swap, numbers, out_dim = _batch_plan(numbers, None, 0, x.shape, ct.shape)
+        swap, numbers, out_dim = _batch_plan(numbers, None, 0, np.shape(x), ct.shape)
         a, b = (ct, x) if swap else (x, ct)
     result = _dot_general_impl(a, b, dimension_numbers=numbers)
     if out_dim:
