@@ -141,8 +141,9 @@ class Primitive:
     that is ``ct`` itself, False when it is not a plain product): the tape's
     cheapest node. ``batched_transpose`` (optional, bilinear primitives) is
     ``transpose`` for a concrete cotangent with a leading batch axis, giving
-    cotangents batched the same way: jacrev's pass over the tape uses it
-    instead of running ``transpose`` under vmap.
+    cotangents batched the same way; like ``impl`` it evaluates with numpy and
+    is never traced: jacrev's pass over the tape uses it instead of running
+    ``transpose`` under vmap.
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """
