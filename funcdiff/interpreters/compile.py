@@ -277,7 +277,7 @@ def _lower_dot_general(em, eqn, args):
             return f"{dot}({a}, {b})", out.ndim > 0
     x_free = [i for i in range(x.ndim) if i not in lc]
     y_free = [i for i in range(y.ndim) if i not in rc]
-    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
+    k = math.prod([x.shape[i] for i in lc])
 
     def as_matrix(name, aval, order, shape):
         if list(order) != list(range(aval.ndim)):
@@ -287,7 +287,7 @@ def _lower_dot_general(em, eqn, args):
         return name
 
     def size(aval, axes):
-        return int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+        return math.prod([aval.shape[i] for i in axes])
     xm = as_matrix(a, x, x_free + list(lc), (size(x, x_free), k))
     ym = as_matrix(b, y, list(rc) + y_free, (k, size(y, y_free)))
     out_shape = eqn.outvars[0].aval.shape

@@ -27,6 +27,7 @@ every update, repeated positions included (like ``numpy.multiply.at``).
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any
 
@@ -270,19 +271,19 @@ def _advanced(y: Any, adv: list, in_place: bool) -> Any:
     if in_place:
         p = positions[0]
         if k > 1:
-            merged = int(np.prod(sizes, dtype=np.int64))
+            merged = math.prod(sizes)
             y = structural.reshape(y, new_sizes=shape[:p] + (merged,) + shape[p + k:])
         return indexing.gather(y, flat, axis=p)
     rest = [i for i in range(len(shape)) if i not in positions]
     y = structural.transpose(y, permutation=tuple(positions + rest))
-    merged = int(np.prod(sizes, dtype=np.int64))
+    merged = math.prod(sizes)
     y = structural.reshape(y, new_sizes=(merged,) + tuple(shape[i] for i in rest))
     return indexing.gather(y, flat, axis=0)
 
 
 def _flat_index(indices: list, out_shape: tuple) -> Any:
     """Row-major flat positions of the index arrays ``[(index, axis size, input axis)]``."""
-    strides = [int(np.prod([n for _, n, _ in indices[j + 1:]], dtype=np.int64))
+    strides = [math.prod([n for _, n, _ in indices[j + 1:]])
                for j in range(len(indices))]
     if not any(isinstance(i, Tracer) for i, _, _ in indices):
         flat = np.zeros(out_shape, _INDEX_DTYPE)
@@ -306,7 +307,7 @@ def _flat_index(indices: list, out_shape: tuple) -> Any:
                        np.asarray(0, _INDEX_DTYPE))
         else:
             bad = (i < -n) | (i >= n)
-            if bad.any() and np.prod(out_shape, dtype=np.int64):
+            if bad.any() and math.prod(out_shape):
                 raise IndexOutOfBoundsError(f"index {i[bad].flat[0]} is out of bounds for "
                                             f"an axis with size {n}")
             i = np.where(i < 0, i + n, i)
@@ -346,7 +347,7 @@ def _concrete_index(idx: Any) -> Any:
 def _flat_positions(x: Any, idx: Any) -> Any:
     """The flat position in ``x`` of every element ``x[idx]`` selects, shaped like ``x[idx]``."""
     shape = get_aval(x).shape
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)
     iota = np.arange(size, dtype=_INDEX_DTYPE).reshape(shape)
     concrete = _concrete_index(idx)
     if concrete is _ABSTRACT:
@@ -433,7 +434,7 @@ class _IndexUpdateRef:
         from funcdiff.primitives import elementwise as el
         op = {"multiply": el.mul, "min": el.min, "max": el.max}[method]
         aval, out, positions, values = self._prepare(method, values)
-        count = int(np.prod(get_aval(positions).shape, dtype=np.int64))
+        count = math.prod(get_aval(positions).shape)
         values = structural.reshape(values, new_sizes=(count,))
         if isinstance(positions, Tracer):
             out = _combine_traced(method, op, out, positions, values, count, aval)

@@ -11,6 +11,7 @@ and cuts static slices, so the derivative of each piece is a pad.
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -135,7 +136,7 @@ def column_stack(tup: Any) -> Any:
     for a in _sequence("column_stack", tup):
         shape = _shape(a)
         if len(shape) < 2:
-            a = structural.reshape(a, new_sizes=(int(np.prod(shape, dtype=np.int64)), 1))
+            a = structural.reshape(a, new_sizes=(math.prod(shape), 1))
         arrs.append(a)
     return _concat("column_stack", arrs, 1, None)
 

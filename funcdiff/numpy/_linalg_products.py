@@ -8,6 +8,7 @@ programme), and the tensor functions reshape to one matrix solve or inverse.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -134,8 +135,8 @@ def tensorsolve(a, b, axes=None):
         a = fnp.transpose(a, order)
         a_shape = get_aval(a).shape
     x_shape = a_shape[b_nd:]
-    size = int(np.prod(x_shape, dtype=np.int64))
-    if int(np.prod(a_shape, dtype=np.int64)) != size * size:
+    size = math.prod(x_shape)
+    if math.prod(a_shape) != size * size:
         raise SquareMatrixError(
             f"funcdiff.numpy.linalg.tensorsolve needs prod(a.shape[b.ndim:]) == "
             f"prod(a.shape[:b.ndim]), but a has shape {a_shape} and b {b_nd} dimensions")
@@ -155,5 +156,5 @@ def tensorinv(a, ind=2):
     if ind <= 0:
         raise LinAlgArgumentError(f"funcdiff.numpy.linalg.tensorinv: ind must be positive, "
                                   f"got {ind}")
-    size = int(np.prod(shape[ind:], dtype=np.int64))
+    size = math.prod(shape[ind:])
     return fnp.reshape(inv(fnp.reshape(a, (size, -1))), shape[ind:] + shape[:ind])

@@ -17,6 +17,7 @@ triangle indices).
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, Sequence
 
@@ -160,7 +161,7 @@ def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None
             "the array first to emulate Fortran order.")
     a = _arr(a, "reshape")
     in_shape = _shape(a)
-    new = _resolve_shape(shape, int(np.prod(in_shape, dtype=np.int64)), in_shape)
+    new = _resolve_shape(shape, math.prod(in_shape), in_shape)
     if new == in_shape:
         return a
     return structural.reshape(a, new_sizes=new)
@@ -174,12 +175,12 @@ def _resolve_shape(shape: Any, size: int, in_shape: tuple) -> tuple[int, ...]:
         raise ShapeError(f"funcdiff.numpy.reshape: shape {shape} may contain at most one -1 "
                          "and no other negative entries")
     if unknown:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod([s for s in shape if s != -1])
         if known == 0 or size % known:
             raise ShapeError(f"funcdiff.numpy.reshape cannot reshape an array of shape "
                              f"{in_shape} (size {size}) into shape {shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape, dtype=np.int64)) != size:
+    if math.prod(shape) != size:
         raise ShapeError(f"funcdiff.numpy.reshape cannot reshape an array of shape {in_shape} "
                          f"(size {size}) into shape {shape}")
     return shape

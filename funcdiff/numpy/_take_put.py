@@ -11,6 +11,7 @@ array at positions built from numpy strides. The indices of triangles
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -79,7 +80,7 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
             raise ShapeError(f"funcdiff.numpy.{name}: shape mismatch: indices {ishape} cannot "
                              f"be broadcast against arr {shape} in axis {k}")
     out_shape = tuple(out_shape)
-    strides = [int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(len(shape))]
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
     offsets = np.zeros(out_shape, _INDEX_DTYPE)
     for k in range(len(shape)):
         if k != axis and out_shape[k] > 1:

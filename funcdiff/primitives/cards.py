@@ -9,6 +9,7 @@ primitives are shared here, so each family module states only what differs.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -67,7 +68,7 @@ def nbytes(aval: ShapedArray) -> int:
 def elementwise_cost(flops_per_element: int) -> Callable:
     def cost(*avals_in, **params):
         shape = broadcast_shapes("cost", *[a.shape for a in avals_in]) if avals_in else ()
-        size = int(np.prod(shape, dtype=np.int64))
+        size = math.prod(shape)
         out_bytes = size * avals_in[0].dtype.itemsize if avals_in else 0
         return {"flops": flops_per_element * size,
                 "bytes": sum(nbytes(a) for a in avals_in) + out_bytes}

@@ -18,6 +18,7 @@ purpose (it is the JAX lax name); ``builtins.complex`` is used where needed.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -138,7 +139,7 @@ def _complex_transpose(ct, re, im):
 
 
 def _complex_cost(re, im):
-    size = int(np.prod(broadcast_shapes("complex", re.shape, im.shape), dtype=np.int64))
+    size = math.prod(broadcast_shapes("complex", re.shape, im.shape))
     return {"flops": 0, "bytes": nbytes(re) + nbytes(im) + 2 * size * re.dtype.itemsize}
 
 

@@ -15,6 +15,8 @@ transform comes for free. ``indexing`` re-exports both.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, get_aval
@@ -170,8 +172,8 @@ def take_along_axis(x, indices, axis):
     x_shape = out_shape[:axis] + (x_aval.shape[axis],) + out_shape[axis + 1:]
     x = structural.broadcast_to(x, x_shape)
     indices = structural.broadcast_to(indices, out_shape)
-    strides = [int(np.prod(x_shape[k + 1:], dtype=np.int64)) for k in range(ndim)]
-    indices = _widen_indices(indices, max(int(np.prod(x_shape, dtype=np.int64)) - 1, 0))
+    strides = [math.prod(x_shape[k + 1:]) for k in range(ndim)]
+    indices = _widen_indices(indices, max(math.prod(x_shape) - 1, 0))
     dtype = get_aval(indices).dtype
     flat = indices  # flat position = index * stride[axis] + sum of position * stride elsewhere
     if strides[axis] != 1:
@@ -179,4 +181,4 @@ def take_along_axis(x, indices, axis):
     for k in range(ndim):
         if k != axis and out_shape[k] > 1:
             flat = elementwise.add(flat, _ramp(dtype, ndim, k, out_shape[k], strides[k]))
-    return gather(_reshape(x, (int(np.prod(x_shape, dtype=np.int64)),)), flat, axis=0)
+    return gather(_reshape(x, (math.prod(x_shape),)), flat, axis=0)

@@ -19,6 +19,8 @@ equally among ties. ``indexing`` re-exports all of it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from funcdiff.core import Primitive, Tracer, Zero, get_aval, instantiate
@@ -173,7 +175,7 @@ def _last_write_mask(indices, axis_size: int, dtype):
     with numpy's order of repeated writes (in practice: the last one wins).
     """
     shape = get_aval(indices).shape
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     ids = _reshape(elementwise.iota(np.int64, (count,)), shape)
     winners = scatter(structural.full((axis_size,), 0, np.dtype(np.int64)), indices, ids, axis=0)
     winner_of_each = _reshape(gather(winners, indices, axis=0), (count,))

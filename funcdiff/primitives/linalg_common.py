@@ -14,6 +14,8 @@ in ``linalg_solve``, ``linalg_factor``, ``linalg_lu`` and ``linalg_expm``;
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
@@ -196,7 +198,7 @@ def _solve_batch(prim: Primitive):
 
 
 def _matrices(aval) -> int:
-    return int(np.prod(aval.shape[:-2], dtype=np.int64))
+    return math.prod(aval.shape[:-2])
 
 
 def _cost(flops_per_matrix):

@@ -15,6 +15,8 @@ exclusive cumulative products so that it is exact when entries are zero.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
@@ -76,7 +78,7 @@ def _reduce_batch(prim):
 
 
 def _reduction_cost(x, *, axes, **params):
-    out_size = int(np.prod([x.shape[i] for i in _kept(x.ndim, axes)], dtype=np.int64))
+    out_size = math.prod([x.shape[i] for i in _kept(x.ndim, axes)])
     out_itemsize = params["index_dtype"].itemsize if "index_dtype" in params else x.dtype.itemsize
     return {"flops": x.size, "bytes": nbytes(x) + out_size * out_itemsize}
 
@@ -196,7 +198,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     shape = get_aval(x).shape
     kept = _kept(len(shape), axes)
     flat_shape = tuple(shape[i] for i in kept) + (
-        int(np.prod([shape[a] for a in axes], dtype=np.int64)),)
+        math.prod([shape[a] for a in axes]),)
 
     def flatten(v):
         v = structural.transpose(v, permutation=kept + axes)

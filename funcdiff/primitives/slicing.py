@@ -15,6 +15,7 @@ re-exports these operations.
 from __future__ import annotations
 
 import builtins  # the operation `slice` below shadows the builtin
+import math
 import operator
 
 import numpy as np
@@ -256,7 +257,7 @@ def _window_positions(starts, start_dims, shape, sizes, size, member_stride):
     from funcdiff.primitives import elementwise as el
     int64 = np.dtype(np.int64)
     rank = len(shape)
-    strides = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(rank)]
+    strides = [math.prod(shape[j + 1:]) for j in range(rank)]
     positions = (np.arange(size, dtype=np.int64) * member_stride).reshape((size,) + (1,) * rank)
     for j, (k, stride) in enumerate(zip(sizes, strides)):
         positions = positions + (np.arange(k, dtype=np.int64) * stride).reshape(
@@ -303,7 +304,7 @@ def _dynamic_slice_batch(vals, dims, *, slice_sizes):
     from funcdiff.primitives.indexing import gather
     size = _batch_size(vals, dims)
     shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     flat = reshape(x if dx is None else moveaxis(x, dx, 0),
                    new_sizes=(n if dx is None else size * n,))
     positions = _window_positions(starts, dstarts, shape, slice_sizes, size,
@@ -315,7 +316,7 @@ dynamic_slice_p.impl = checked_impl(_dynamic_slice_impl, dynamic_slice_p)
 dynamic_slice_p.abstract_eval = _dynamic_slice_abstract_eval
 dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.cost = lambda x, *starts, slice_sizes: {
-    "flops": 0, "bytes": 2 * x.dtype.itemsize * int(np.prod(slice_sizes, dtype=np.int64))}
+    "flops": 0, "bytes": 2 * x.dtype.itemsize * math.prod(slice_sizes)}
 deflinear(dynamic_slice_p, _dynamic_slice_transpose, num_linear=1)
 
 
@@ -385,7 +386,7 @@ def _dynamic_update_slice_batch(vals, dims):
     # Starts differ per member: scatter each member's window into the flattened operand.
     from funcdiff.primitives.indexing import scatter
     shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     flat = reshape(_with_batch_at_front(x, dx, size), new_sizes=(size * n,))
     update = _with_batch_at_front(update, du, size)
     positions = _window_positions(starts, dstarts, shape, get_aval(update).shape[1:], size, n)

@@ -12,6 +12,8 @@ slicing primitives (``slice``, ``pad``, ``dynamic_slice``,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
@@ -135,7 +137,7 @@ reshape_p.impl = _checked_impl(reshape_p, lambda x, *, new_sizes: np.reshape(x, 
 
 
 def _reshape_abstract_eval(x, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise ShapeError(f"reshape cannot turn shape {x.shape} ({x.size} elements) into "
                          f"{tuple(new_sizes)}")
     return ShapedArray(tuple(new_sizes), x.dtype)
