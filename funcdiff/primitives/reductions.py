@@ -161,10 +161,11 @@ def _extremum_card(name, numpy_fn):
     return prim
 
 
-reduce_max_p = _extremum_card("reduce_max", np.max)
+# The ufuncs' reduce directly: np.max and np.min add a Python wrapper per call.
+reduce_max_p = _extremum_card("reduce_max", np.maximum.reduce)
 reduce_max = make_op(reduce_max_p, "Maximum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
-reduce_min_p = _extremum_card("reduce_min", np.min)
+reduce_min_p = _extremum_card("reduce_min", np.minimum.reduce)
 reduce_min = make_op(reduce_min_p, "Minimum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
 

@@ -282,8 +282,24 @@ def squeeze(x, *, dimensions):
 # --- expand_dims ------------------------------------------------------------------
 
 expand_dims_p = Primitive("expand_dims")
-expand_dims_p.impl = _checked_impl(expand_dims_p,
-                                   lambda x, *, dimensions: np.expand_dims(x, dimensions))
+
+
+def _expand_dims_impl(x, *, dimensions):
+    # a reshape, without numpy.expand_dims's general axis handling; positions out of
+    # range or repeated raise, and the shape rule then names the problem
+    x = np.asarray(x)
+    shape = list(x.shape)
+    out_ndim = len(shape) + len(dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError("repeated dimensions")
+    for d in sorted(dimensions):
+        if not 0 <= d < out_ndim:
+            raise ValueError("dimension out of range")
+        shape.insert(d, 1)
+    return x.reshape(shape)
+
+
+expand_dims_p.impl = _checked_impl(expand_dims_p, _expand_dims_impl)
 
 
 def _expand_dims_abstract_eval(x, *, dimensions):
