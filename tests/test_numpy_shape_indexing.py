@@ -18,6 +18,7 @@ import pytest
 import funcdiff as fd
 from funcdiff.errors import (AxisError, ConcretizationError, FunctionalDiffError, ShapeError,
                              UnsupportedNumpyError)
+from funcdiff.numpy import _getitem
 from funcdiff.numpy import _indexing as ix
 from funcdiff.numpy import _shape as S
 from funcdiff.primitives import elementwise as el
@@ -560,6 +561,6 @@ def test_vmap_of_getitem_and_at():
 
 
 def test_docstring_examples():
-    for module in (S, ix):
+    for module in (S, _getitem, ix):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
