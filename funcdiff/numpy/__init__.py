@@ -14,7 +14,8 @@ The namespace is assembled here from the modules of the package, one concept
 each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
 creation (``_creation``, ``_diagonals``), reductions (``_reductions``,
 ``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_joining``,
-``_tiling``, ``_padding``, ``_take_put``), ``_indexing``, products
+``_tiling``, ``_padding``, ``_take_put``), indexing (``_index_parsing``,
+``_getitem``, and ``_indexing`` for ``x.at[...]``), products
 (``_linalg_basic``, ``_einsum``), ``_sorting`` and ``_interop`` (tracer
 operators and numpy dispatch), plus numpy's constants, scalar types and dtype
 helpers re-exported as they are.
