@@ -16,223 +16,36 @@ need it. Derived programs stay opaque ``checkpoint`` equations in jitted
 code, so common-subexpression elimination cannot merge the recomputation
 back into the forward pass.
 
-Policies (``checkpoint_policies``): ``nothing_saveable`` (the default: keep
-only the inputs), ``everything_saveable`` (no recomputation),
-``dots_saveable`` (keep matrix products, recompute elementwise work),
-``dots_with_no_batch_dims_saveable``, ``save_only_these_names(*names)`` and
-``save_anything_except_these_names(*names)`` for values tagged with
-``checkpoint_name(x, name)``; or any ``policy(prim, *avals, **params) -> bool``.
-
-Staging records the user's source line of every equation, so
-``funcdiff.inspect.saved_residuals`` can say where a kept value came from;
-while a staged program is replayed the recorded line is the *current source*
-(a context stack like the trace stack).
+The policies and ``checkpoint_name`` are in ``funcdiff._checkpoint_policies``,
+the split of a program into kept and recomputed values in
+``funcdiff._checkpoint_split``, and the recording of each staged equation's
+source line (which ``funcdiff.inspect.saved_residuals`` reports) in
+``funcdiff._checkpoint_sources``. This module holds the primitive, its rules
+and the ``checkpoint`` decorator.
 """
 
 from __future__ import annotations
 
 import functools
-import types
 import weakref
 from typing import Any, Callable, Sequence
 
 from funcdiff import core
-from funcdiff.core import Primitive, Zero, bind, get_aval, new_main, tangent_aval
+from funcdiff._checkpoint_policies import _resolve_policy, checkpoint_name, checkpoint_policies
+from funcdiff._checkpoint_sources import (  # noqa: F401  current_source: for funcdiff.inspect
+    _with_sources, current_source, eval_with_sources, stage_with_sources)
+from funcdiff._checkpoint_split import remat_split
+from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
                                          is_array_like, run_impls)
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.interpreters.call import batched_program, transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
-from funcdiff.interpreters.linearize import linearize_flat
-from funcdiff.interpreters.passes import eliminate_dead_code, program_cost
-from funcdiff.interpreters.staging import JaxprBuilder, JaxprTrace, JaxprTracer
+from funcdiff.interpreters.passes import program_cost
+from funcdiff.interpreters.staging import JaxprTracer
 from funcdiff.interpreters.transpose import is_undefined
-from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, eval_jaxpr
-from funcdiff.primitives.dot import dot_general_p
-from funcdiff.tree_util import tree_flatten, tree_map, tree_unflatten
-
-# ---------------------------------------------------------------------------
-# Source lines of staged equations
-
-_sources: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
-_source_stack: list[str] = []  # the user line of the staged equation being replayed
-
-
-def current_source() -> str | None:
-    """The user source line of the staged equation being replayed now, if any."""
-    return _source_stack[-1] if _source_stack else None
-
-
-def source_of(closed: ClosedJaxpr, eqn: Eqn) -> str | None:
-    return _sources.get(closed, {}).get(id(eqn))
-
-
-class _SourceTrace(JaxprTrace):
-    """Staging that notes, for each equation, the user line that produced it."""
-
-    __slots__ = ()
-
-    def process_primitive(self, primitive, tracers, params):
-        out = super().process_primitive(primitive, tracers, params)
-        lines = self.main.global_data.lines
-        lines[id(self.builder.eqns[-1])] = current_source() or core._user_frame()
-        return out
-
-
-def stage_with_sources(fun: Callable, avals: Sequence) -> ClosedJaxpr:
-    """``trace_to_jaxpr(fun, avals)``, recording each equation's source line."""
-    builder = JaxprBuilder()
-    builder.lines = {}
-    with new_main(_SourceTrace, builder, dynamic=True) as main:
-        trace = main.trace
-        in_tracers = [trace.new_arg(a) for a in avals]
-        closed = trace.to_jaxpr(in_tracers, fun(*in_tracers))
-    _sources[closed] = builder.lines
-    return closed
-
-
-def _with_sources(closed: ClosedJaxpr, like: ClosedJaxpr) -> ClosedJaxpr:
-    """Register for ``closed`` (sharing equations with ``like``) the lines of ``like``."""
-    if like in _sources:
-        _sources[closed] = _sources[like]
-    return closed
-
-
-def eval_with_sources(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
-    """``eval_jaxpr`` that makes each equation's recorded line the current source."""
-    lines = _sources.get(closed)
-    if not lines:
-        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-    jaxpr = closed.jaxpr
-    env: dict = dict(zip(jaxpr.constvars, closed.consts))
-    env.update(zip(jaxpr.invars, args))
-
-    def read(a):
-        return a.val if type(a) is Literal else env[a]
-    for eqn in jaxpr.eqns:
-        line = lines.get(id(eqn))
-        if line is not None:
-            _source_stack.append(line)
-        try:
-            outs = bind(eqn.primitive, *[read(a) for a in eqn.invars], **eqn.params)
-        finally:
-            if line is not None:
-                _source_stack.pop()
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs))
-        else:
-            env[eqn.outvars[0]] = outs
-    return [read(a) for a in jaxpr.outvars]
-
-
-# ---------------------------------------------------------------------------
-# checkpoint_name and policies
-
-name_p = Primitive("name")
-name_p.impl = lambda x, *, name: x
-name_p.abstract_eval = lambda x, *, name: x
-name_p.jvp = lambda primals, tangents, *, name: (bind(name_p, primals[0], name=name),
-                                                 tangents[0])
-name_p.batch = lambda vals, dims, *, name: (bind(name_p, vals[0], name=name), dims[0])
-name_p.cost = lambda x, *, name: {"flops": 0, "bytes": 0}
-
-
-def checkpoint_name(x: Any, name: str) -> Any:
-    """Tag ``x`` with ``name`` for checkpoint policies.
-
-    Inside ``checkpoint(f, policy=save_only_these_names(name))`` the tagged
-    value is kept for the backward pass instead of recomputed.
-
-    Args:
-      x: an array or pytree of arrays.
-      name: a string.
-
-    Returns:
-      ``x`` unchanged (each leaf passes through the ``name`` primitive).
-
-    Raises:
-      InvalidArgumentError: if ``name`` is not a string.
-
-    >>> import funcdiff as fd, numpy as np
-    >>> fd.checkpoint_name(np.ones(2), "h")
-    array([1., 1.])
-    """
-    if not isinstance(name, str):
-        raise InvalidArgumentError(f"checkpoint_name needs a string name, got {name!r}")
-    return tree_map(lambda leaf: bind(name_p, leaf, name=name), x)
-
-
-class Policy:
-    """Which equations' results a checkpoint keeps; ``fn(prim, *avals, **params) -> bool``."""
-
-    def __init__(self, name: str, fn: Callable[..., bool]):
-        self.name = name
-        self.fn = fn
-
-    def saveable(self, eqn: Eqn) -> bool:
-        return bool(self.fn(eqn.primitive, *[a.aval for a in eqn.invars], **eqn.params))
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _is_dot(prim, *avals, **params) -> bool:
-    return prim is dot_general_p
-
-
-def _is_dot_without_batch(prim, *avals, **params) -> bool:
-    return prim is dot_general_p and not params["dimension_numbers"][1][0]
-
-
-def save_only_these_names(*names: str) -> Policy:
-    """Keep exactly the values tagged by ``checkpoint_name`` with one of ``names``."""
-    wanted = frozenset(names)
-    return Policy(f"save_only_these_names{tuple(names)}",
-                  lambda prim, *avals, **params: prim is name_p and params["name"] in wanted)
-
-
-def save_anything_except_these_names(*names: str) -> Policy:
-    """Keep everything except the values tagged with one of ``names``."""
-    unwanted = frozenset(names)
-    return Policy(f"save_anything_except_these_names{tuple(names)}",
-                  lambda prim, *avals, **params: not (prim is name_p
-                                                      and params["name"] in unwanted))
-
-
-checkpoint_policies = types.SimpleNamespace(
-    everything_saveable=Policy("everything_saveable", lambda prim, *a, **p: True),
-    nothing_saveable=Policy("nothing_saveable", lambda prim, *a, **p: False),
-    dots_saveable=Policy("dots_saveable", _is_dot),
-    dots_with_no_batch_dims_saveable=Policy("dots_with_no_batch_dims_saveable",
-                                            _is_dot_without_batch),
-    save_only_these_names=save_only_these_names,
-    save_anything_except_these_names=save_anything_except_these_names,
-)
-
-_NAMED_POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
-                   "dots_with_no_batch_dims_saveable")
-
-
-def _resolve_policy(policy: Any) -> Policy:
-    if policy is None:
-        return checkpoint_policies.nothing_saveable
-    if isinstance(policy, Policy):
-        return policy
-    if isinstance(policy, str):
-        if policy in _NAMED_POLICIES:
-            return getattr(checkpoint_policies, policy)
-        raise InvalidArgumentError(
-            f"checkpoint got the unknown policy {policy!r}. Valid policies are "
-            f"{', '.join(_NAMED_POLICIES)} (by name or as fd.checkpoint_policies.<name>), "
-            "save_only_these_names(*names) and save_anything_except_these_names(*names), "
-            "or a function policy(prim, *avals, **params) -> bool.")
-    if callable(policy):
-        return Policy(getattr(policy, "__name__", "custom_policy"), policy)
-    raise InvalidArgumentError(
-        f"checkpoint policy must be a policy name, a checkpoint_policies entry or a function "
-        f"(prim, *avals, **params) -> bool; got {type(policy).__name__}. Valid names: "
-        f"{', '.join(_NAMED_POLICIES)}.")
-
+from funcdiff.ir import ClosedJaxpr
+from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 # ---------------------------------------------------------------------------
 # The checkpoint primitive
@@ -243,88 +56,6 @@ _derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictio
 
 def _cache(closed: ClosedJaxpr) -> dict:
     return _derived.setdefault(closed, {})
-
-
-class RematSplit:
-    """A program split for reverse mode under a policy.
-
-    ``forward``: primal inputs -> outputs + kept values. ``linear``: kept
-    values + used primal inputs (``used_inputs`` positions) + nonzero tangents
-    -> nonzero output tangents, recomputing what was not kept.
-    """
-
-    __slots__ = ("forward", "linear", "num_out", "num_saved", "used_inputs", "out_is_zero",
-                 "out_avals", "num_recomputed")
-
-    def __init__(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
-
-
-def remat_split(closed: ClosedJaxpr, mask: tuple[bool, ...], policy: Policy | None) -> RematSplit:
-    """Linearize ``closed`` abstractly and partition its residuals by ``policy``
-    (None: keep everything)."""
-    record: dict = {}
-
-    def forward(*primals):
-        outs, lin = linearize_flat(lambda *a: eval_with_sources(closed, a), primals,
-                                   in_mask=list(mask))
-        res_idx = [i for i, c in enumerate(lin.jaxpr.consts) if isinstance(c, JaxprTracer)]
-        record.update(lin=lin, res_idx=res_idx)
-        return list(outs) + [lin.jaxpr.consts[i] for i in res_idx]
-
-    full = stage_with_sources(forward, closed.in_avals)
-    lin, res_idx = record["lin"], record["res_idx"]
-    fj, lj = full.jaxpr, lin.jaxpr.jaxpr
-    n_out = len(closed.out_avals)
-    res_atoms = fj.outvars[n_out:]
-
-    producer = {v: e for e in fj.eqns for v in e.outvars}
-    inputs, constvars = set(fj.invars), set(fj.constvars)
-    saveable = (lambda e: True) if policy is None else policy.saveable
-    saved, recompute, used_inputs, used_consts = set(), set(), set(), set()
-    stack = list(res_atoms)
-    while stack:
-        a = stack.pop()
-        if type(a) is Literal or a in saved:
-            continue
-        if a in inputs:
-            used_inputs.add(a)
-        elif a in constvars:
-            used_consts.add(a)
-        else:
-            eqn = producer[a]
-            if id(eqn) in recompute:
-                continue
-            if saveable(eqn):
-                saved.add(a)
-            else:
-                recompute.add(id(eqn))
-                stack.extend(eqn.invars)
-
-    saved_list = [v for e in fj.eqns for v in e.outvars if v in saved]
-    fwd = ClosedJaxpr(Jaxpr(fj.constvars, fj.invars, fj.eqns, fj.outvars[:n_out] + saved_list),
-                      full.consts)
-    fwd = _with_sources(eliminate_dead_code(fwd), full)
-
-    subst = {lj.constvars[i]: atom for i, atom in zip(res_idx, res_atoms)}
-
-    def sub(a):
-        return a if type(a) is Literal else subst.get(a, a)
-    lin_eqns = [Eqn(e.primitive, [sub(a) for a in e.invars], e.params, e.outvars) for e in lj.eqns]
-    res_set = set(res_idx)
-    other = [(v, c) for i, (v, c) in enumerate(zip(lj.constvars, lin.jaxpr.consts))
-             if i not in res_set]
-    fconsts = [(v, c) for v, c in zip(fj.constvars, full.consts) if v in used_consts]
-    input_list = [v for v in fj.invars if v in used_inputs]
-    linear = ClosedJaxpr(
-        Jaxpr([v for v, _ in fconsts + other], saved_list + input_list + list(lj.invars),
-              [e for e in fj.eqns if id(e) in recompute] + lin_eqns, [sub(a) for a in lj.outvars]),
-        [c for _, c in fconsts + other])
-    return RematSplit(forward=fwd, linear=linear, num_out=n_out, num_saved=len(saved_list),
-                      used_inputs=[i for i, v in enumerate(fj.invars) if v in used_inputs],
-                      out_is_zero=lin.out_is_zero, out_avals=lin.out_avals,
-                      num_recomputed=len(recompute))
 
 
 def _jvp_program(closed: ClosedJaxpr, mask: tuple[bool, ...]):
@@ -504,4 +235,4 @@ def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: 
 remat = checkpoint
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies", "checkpoint_p",
-           "name_p", "Policy", "remat_split"]
+           "remat_split"]
