@@ -564,7 +564,8 @@ def test_exp_of_imaginary_angle_has_the_textbook_derivative():
 
 
 def test_docstring_examples():
-    for module in (nfft, P):
+    from funcdiff.numpy import _fft_complex, _fft_frequencies, _fft_real
+    for module in (nfft, _fft_complex, _fft_real, _fft_frequencies, P):
         result = doctest.testmod(module, extraglobs={"np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module
