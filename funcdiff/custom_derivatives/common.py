@@ -147,6 +147,21 @@ def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...], what: str, nam
     return dyn_idx, [args[i] for i in nondiff_argnums]
 
 
+def _traced_arguments(owner: Any, args: tuple, what: str):
+    """The differentiable arguments of a call of a custom function: ``(dyn_idx,
+    nondiff, leaves, in_tree)``, checked; None when no leaf is traced. Then no
+    transform sees the arguments, so none asks for the rule (values the function
+    closes over are differentiated by autodiff in any case): the caller just runs
+    the function."""
+    name = owner.__name__
+    dyn_idx, nondiff = _split_nondiff(args, owner.nondiff_argnums, what, name)
+    leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_idx))
+    _check_leaves(leaves, what, name)
+    if not any(isinstance(x, Tracer) for x in leaves):
+        return None
+    return dyn_idx, nondiff, leaves, in_tree
+
+
 def _check_leaves(leaves: list, what: str, name: str) -> None:
     for i, x in enumerate(leaves):
         if not is_array_like(x):

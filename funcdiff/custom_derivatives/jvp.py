@@ -19,11 +19,10 @@ import numpy as np
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bind_arguments,
-                                                _check_leaves, _closure_tangents, _convert,
-                                                _flat_function, _split_nondiff, _stage,
-                                                batch_to_front, call_abstract_eval, call_cost,
-                                                call_impl, is_array_like, unbatched_aval,
-                                                zeros_for)
+                                                _closure_tangents, _convert, _flat_function,
+                                                _stage, _traced_arguments, batch_to_front,
+                                                call_abstract_eval, call_cost, call_impl,
+                                                is_array_like, unbatched_aval, zeros_for)
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.batching import vmap_flat
@@ -198,13 +197,10 @@ class custom_jvp:
         args = _bind_arguments(self.fun, args, kwargs, "custom_jvp")
         if core.cur_level() == 0:  # no transform is active: just run it
             return self.fun(*args)
-        dyn_idx, nondiff = _split_nondiff(args, self.nondiff_argnums, "custom_jvp", name)
-        leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_idx))
-        _check_leaves(leaves, "custom_jvp", name)
-        if not any(isinstance(x, Tracer) for x in leaves):
-            # No transform sees the arguments, so none asks for the rule (values the
-            # function closes over are differentiated by autodiff in any case).
+        traced = _traced_arguments(self, args, "custom_jvp")
+        if traced is None:
             return self.fun(*args)
+        dyn_idx, nondiff, leaves, in_tree = traced
         trace = tape.recording()
         if trace is not None:
             outs = _on_the_tape(self, trace, args, dyn_idx, nondiff, leaves, in_tree)

@@ -20,10 +20,10 @@ import numpy as np
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bind_arguments,
-                                                _check_leaves, _closure_tangents, _convert,
-                                                _flat_function, _fun_name, _split_nondiff,
-                                                _stage, batch_to_front, call_abstract_eval,
-                                                call_cost, call_impl, is_array_like)
+                                                _closure_tangents, _convert, _flat_function,
+                                                _fun_name, _stage, _traced_arguments,
+                                                batch_to_front, call_abstract_eval, call_cost,
+                                                call_impl, is_array_like)
 from funcdiff.custom_derivatives.lin import _LinRule, _scatter_mask, custom_lin_p
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters.batching import vmap_flat
@@ -195,19 +195,16 @@ class custom_vjp:
         args = _bind_arguments(self.fun, args, kwargs, "custom_vjp")
         if core.cur_level() == 0:
             return self.fun(*args)
+        traced = _traced_arguments(self, args, "custom_vjp")
+        if traced is None:
+            return self.fun(*args)
+        dyn_idx, nondiff, leaves, in_tree = traced
+        dyn_args = tuple(args[i] for i in dyn_idx)
         trace = tape.recording()
         if trace is not None:
-            outs = _on_the_tape(self, trace, args)
+            outs = _on_the_tape(self, trace, args, dyn_idx, nondiff, leaves, in_tree)
             if outs is not None:
                 return outs
-        dyn_idx, nondiff = _split_nondiff(args, self.nondiff_argnums, "custom_vjp", name)
-        dyn_args = tuple(args[i] for i in dyn_idx)
-        leaves, in_tree = tree_flatten(dyn_args)
-        _check_leaves(leaves, "custom_vjp", name)
-        if not any(isinstance(x, Tracer) for x in leaves):
-            # No transform sees the arguments, so none asks for the rule (values the
-            # function closes over are differentiated by autodiff in any case).
-            return self.fun(*args)
         store: dict = {}
         staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_vjp", name), leaves, name)
@@ -221,7 +218,8 @@ class custom_vjp:
         return tree_unflatten(store["out_tree"], outs)
 
 
-def _on_the_tape(cv: custom_vjp, trace, args: tuple) -> Any:
+def _on_the_tape(cv: custom_vjp, trace, args: tuple, dyn_idx: tuple, nondiff: list,
+                 leaves: list, in_tree) -> Any:
     """``cv(*args)`` recorded on the eager tape: ``fwd`` runs once on the concrete
     values and the node's pullback calls ``bwd``, with no staging. None when the
     staged route must decide instead: ``fwd`` used values on the tape that it
@@ -229,10 +227,6 @@ def _on_the_tape(cv: custom_vjp, trace, args: tuple) -> Any:
     argument is a tracer of another transform.
     """
     name = cv.__name__
-    dyn_idx, nondiff = _split_nondiff(args, cv.nondiff_argnums, "custom_vjp", name)
-    dyn_args = tuple(args[i] for i in dyn_idx)
-    leaves, in_tree = tree_flatten(dyn_args)
-    _check_leaves(leaves, "custom_vjp", name)
     unwrapped = trace.unwrap(leaves)
     if unwrapped is None:
         return None
@@ -245,7 +239,8 @@ def _on_the_tape(cv: custom_vjp, trace, args: tuple) -> Any:
     if len(trace.nodes) != n_nodes or any(isinstance(v, Tracer) for v in (*outs, *res)):
         del trace.nodes[n_nodes:]
         return None
-    bwd = HeldFunction(_bwd_flat(cv.bwd, name, nondiff, dyn_args, dyn_idx, store),
+    bwd = HeldFunction(_bwd_flat(cv.bwd, name, nondiff, tuple(args[i] for i in dyn_idx),
+                                 dyn_idx, store),
                        _fun_name(cv.bwd), fun_name=name)
     mask = tuple(bool(s) for s in slots)
     lin = _LinRule(bwd, res_static, mask, [get_aval(p) for p in primals],
