@@ -284,12 +284,14 @@ def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
     return closed.out_avals[:n]
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The Hessian of a scalar function: ``jacfwd(jacrev(f))``.
 
     Args:
       f: scalar-valued function.
       argnums: argument(s) to differentiate.
+      has_aux: if True, ``f`` returns ``(value, aux)``; the Hessian function
+        then returns ``(hessian, aux)``, with ``aux`` as ``f`` computed it.
 
     Returns:
       A function returning the Hessian with blocks of shape ``in.shape + in.shape``.
@@ -298,8 +300,11 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     >>> fd.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
     array([[ 6.,  0.],
            [ 0., 12.]])
+    >>> h, aux = fd.hessian(lambda x: (fnp.sum(x ** 3), x.shape[0]), has_aux=True)(np.ones(2))
+    >>> h.shape, aux
+    ((2, 2), 2)
     """
-    return jacfwd(jacrev(f, argnums), argnums)
+    return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:

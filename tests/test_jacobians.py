@@ -243,3 +243,44 @@ def test_auto_mode_caches_per_input_shape():
 def test_batching_module_keeps_its_shortcut_table_to_known_primitives():
     table = batching._basis_rules()
     assert sorted(p.name for p in table) == ["dot_general", "mul", "neg", "reshape", "safe_mul"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: fd.jacfwd(f, has_aux=True), lambda f: fd.jacrev(f, has_aux=True),
+    lambda f: fd.jacfwd(f, has_aux=True, chunk_size=2),
+    lambda f: fd.jacrev(f, has_aux=True, chunk_size=2),
+    lambda f: fd.jacobian(f, has_aux=True), lambda f: fd.jacobian(f, mode="fwd", has_aux=True),
+    lambda f: fd.jacobian(f, mode="rev", has_aux=True),
+    lambda f: fd.jit(fd.jacrev(f, has_aux=True)), lambda f: fd.jit(fd.jacfwd(f, has_aux=True))],
+    ids=["jacfwd", "jacrev", "jacfwd-chunked", "jacrev-chunked", "jacobian", "jacobian-fwd",
+         "jacobian-rev", "jit-jacrev", "jit-jacfwd"])
+def test_jacobians_return_aux_unbatched(make):
+    x = rng.standard_normal(4)
+
+    def f(x):
+        y = W @ fnp.sin(x)
+        return y, {"norm": fnp.sum(y * y), "x2": x * 2.0}
+    jac, aux = make(f)(x)
+    np.testing.assert_allclose(jac, W * np.cos(x), rtol=1e-12)
+    y = W @ np.sin(x)
+    assert sorted(aux) == ["norm", "x2"]
+    np.testing.assert_allclose(aux["norm"], y @ y, rtol=1e-12)
+    np.testing.assert_allclose(aux["x2"], 2 * x, rtol=1e-12)   # not one copy per basis vector
+
+
+def test_hessian_has_aux():
+    x = rng.standard_normal(4)
+    f = lambda x: (fnp.sum(fnp.sin(x) * x), {"x": x, "s": fnp.sum(x)})  # noqa: E731
+    want = np.diag(2 * np.cos(x) - x * np.sin(x))
+    for h in (fd.hessian(f, has_aux=True), fd.jit(fd.hessian(f, has_aux=True))):
+        hess, aux = h(x)
+        np.testing.assert_allclose(hess, want, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(aux["x"], x)
+        np.testing.assert_allclose(aux["s"], x.sum())
+    # eagerly, a non-array aux comes back as it is
+    assert fd.hessian(lambda x: (fnp.sum(x * x), "tag"), has_aux=True)(x)[1] == "tag"
+    # as in JAX, a vector value gives one Hessian per output; the aux is not part of it
+    hess, aux = fd.hessian(lambda x: (x ** 3, x), has_aux=True)(x)
+    assert hess.shape == (4, 4, 4)
+    np.testing.assert_allclose(np.einsum("iii->i", hess), 6 * x, rtol=1e-12)
+    np.testing.assert_allclose(aux, x)
