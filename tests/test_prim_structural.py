@@ -11,7 +11,6 @@ dot_general's BLAS fast paths have their own tests below.
 """
 import doctest
 import itertools
-import time
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -609,23 +608,6 @@ def test_rule_slots_filled():
             assert getattr(p, slot) is not None, (p, slot)
 
 
-def _within_factor_of(ours, reference, factor=5, rounds=15, attempts=3):
-    """Whether ``ours`` runs within ``factor`` of ``reference`` (best times, measured
-    interleaved so that load from other processes hits both alike). A path that
-    misses BLAS is 20-100x slower on these sizes; multithreaded BLAS stalls badly
-    on a loaded machine, so a measurement is repeated before it counts as slow."""
-    for _ in range(attempts):
-        best = [float("inf"), float("inf")]
-        for _ in range(rounds):
-            for k, f in enumerate((ours, reference)):
-                t = time.perf_counter()
-                f()
-                best[k] = min(best[k], time.perf_counter() - t)
-        if best[0] < factor * best[1]:
-            return True
-    return False
-
-
 @pytest.mark.parametrize("contract", [((1,), (0,)), ((0,), (0,)), ((1,), (1,)), ((0,), (1,))])
 def test_large_matmul_runs_on_blas(contract):
     rng = np.random.default_rng(7)
@@ -635,8 +617,6 @@ def test_large_matmul_runs_on_blas(contract):
     numbers = (contract, ((), ()))
     # The same BLAS gemm gives bitwise numpy's result; a summation loop does not.
     np.testing.assert_array_equal(D.dot_general(xs, ys, dimension_numbers=numbers), x @ y)
-    assert _within_factor_of(lambda: D.dot_general(xs, ys, dimension_numbers=numbers),
-                             lambda: x @ y)
 
 
 def test_batched_matmul_runs_on_blas():
@@ -644,5 +624,3 @@ def test_batched_matmul_runs_on_blas():
     x, y = rng.standard_normal((8, 128, 128)), rng.standard_normal((8, 128, 128))
     numbers = (((2,), (1,)), ((0,), (0,)))
     np.testing.assert_array_equal(D.dot_general(x, y, dimension_numbers=numbers), x @ y)
-    assert _within_factor_of(lambda: D.dot_general(x, y, dimension_numbers=numbers),
-                             lambda: np.matmul(x, y))
