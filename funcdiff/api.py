@@ -437,7 +437,10 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
       axis_size: the batch size when no input is batched.
 
     Returns:
-      The batched function.
+      The batched function. As in JAX, keyword arguments of the call are
+      always batched along their axis 0 (``in_axes`` covers the positional
+      ones); bind shared values with a closure or pass them positionally with
+      an ``in_axes`` entry of None.
 
     Raises:
       BatchingError: on inconsistent batch sizes, axes out of range, or an
@@ -446,20 +449,28 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     >>> import funcdiff as fd, numpy as np
     >>> fd.vmap(lambda x, y: x @ y, in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
     array([2., 2., 2.])
+    >>> fd.vmap(lambda x, scale: x * scale)(np.ones(3), scale=np.arange(3.0))
+    array([0., 1., 2.])
     """
     from funcdiff.errors import BatchingError
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
     @_wraps(f)
-    def vmapped(*args):
+    def vmapped(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise BatchingError(
                 f"vmap got in_axes with {len(in_axes)} entries but the function was called "
                 f"with {len(args)} positional arguments; give one entry per argument.")
+        fk, arg_axes, n_positional = f, in_axes, None
+        if kwargs:  # one more argument, the dict of keyword arguments, batched along axis 0
+            fk = lambda *a: f(*a[:-1], **a[-1])  # noqa: E731
+            arg_axes = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)) + (0,)
+            n_positional = len(tree_flatten(args)[0])
+            args = args + (kwargs,)
         leaves, in_tree = _flatten_args(args, "vmap")
         try:
-            axes = broadcast_prefix(in_axes if isinstance(in_axes, tuple) else in_axes, tuple(args))
+            axes = broadcast_prefix(arg_axes, tuple(args))
         except TreeStructureError as e:
             raise BatchingError(f"vmap in_axes do not match the arguments: {e}") from None
         sizes = {}
@@ -471,6 +482,11 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
             if not isinstance(ax, int):
                 raise BatchingError(f"vmap in_axes entries must be int or None, got {ax!r}")
             ndim = get_aval(x).ndim
+            if n_positional is not None and i >= n_positional and ndim == 0:
+                raise BatchingError(
+                    f"vmap batches keyword arguments along their axis 0, but keyword-argument "
+                    f"leaf {i - n_positional} is a scalar. Pass a value shared by the whole "
+                    "batch positionally with an in_axes entry of None, or close over it.")
             if not -ndim <= ax < ndim:
                 raise BatchingError(
                     f"vmap in_axes={ax} is out of range for input leaf {i} of shape "
@@ -493,7 +509,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
                 raise BatchingError(f"vmap got axis_size={axis_size} but the inputs have "
                                     f"batch size {size}.")
         store: list = []
-        f_flat = _flat_fun(f, in_tree, store, transform="vmap")
+        f_flat = _flat_fun(fk, in_tree, store, transform="vmap")
 
         def out_dims():
             out_tree = store[0]

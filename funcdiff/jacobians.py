@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff._arguments import (_as_leaf, _differentiable_leaves, _flat_fun, _flatten_args,
+from funcdiff._arguments import (_differentiable_leaves, _flat_fun, _is_array_like,
                                  _materialize, _normalize_argnums, _partial_on, _wraps)
 from funcdiff.api import _drop_outputs, _pull_back, _reverse_flat, grad, jvp
 from funcdiff.core import ShapedArray, get_aval
@@ -64,12 +64,13 @@ def _reshaped(x: Any, shape: tuple) -> Any:
 def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
               name: str) -> Callable:
     @_wraps(f)
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         nums = _normalize_argnums(argnums, len(args), name)
         p_flat, p_tree = _differentiable_leaves(args, nums, name)
         in_avals = [get_aval(x) for x in p_flat]
         store: list = []
-        f_flat = _flat_fun(_partial_on(f, args, nums), p_tree, store, has_aux, name)
+        fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
+        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, name)
         blocks = []
         if mode == "fwd":
             # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
@@ -246,33 +247,43 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     out_sizes: dict = {}
 
     @_wraps(f)
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         chosen = mode
         if mode == "auto":
             nums = _normalize_argnums(argnums, len(args), "jacobian")
-            n_in = sum(math.prod(get_aval(_as_leaf(x, "jacobian", "input")).shape)
-                       for i in nums for x in tree_flatten(args[i])[0])
-            leaves, tree = _flatten_args(args, "jacobian")
-            avals = tuple(get_aval(x) for x in leaves)
-            try:
-                key = (tree, avals)
-                n_out = out_sizes.get(key)
-            except PyTreeRegistrationError:  # unhashable static data: not cached
-                key = n_out = None
+            p_flat, p_tree = _differentiable_leaves(args, nums, "jacobian")
+            p_avals = [get_aval(x) for x in p_flat]
+            n_in = sum(math.prod(a.shape) for a in p_avals)
+            key = _signature((args, kwargs))
+            n_out = None if key is None else out_sizes.get(key)
             if n_out is None:
-                n_out = sum(math.prod(a.shape) for a in _eval_shape(f, tree, avals, has_aux))
+                fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
+                n_out = sum(math.prod(a.shape) for a in
+                            _eval_shape(_partial_on(fk, args, nums), p_tree, p_avals, has_aux))
                 if key is not None:
                     if len(out_sizes) >= _MAX_SIGNATURES:
                         out_sizes.clear()
                     out_sizes[key] = n_out
             chosen = "fwd" if n_in <= n_out else "rev"
         jac_f.last_mode = chosen
-        return modes[chosen](*args)
+        return modes[chosen](*args, **kwargs)
     jac_f.last_mode = None
     return jac_f
 
 
 _MAX_SIGNATURES = 64  # output sizes jacobian(mode="auto") remembers per function
+
+
+def _signature(value: Any) -> tuple | None:
+    """A hashable key of ``value``'s pytree structure and its leaves' avals (other
+    leaves as they are), or None when some part of it cannot be hashed."""
+    try:
+        leaves, tree = tree_flatten(value)
+        key = (tree, tuple(get_aval(x) if _is_array_like(x) else x for x in leaves))
+        hash(key)
+    except (PyTreeRegistrationError, TypeError):  # unhashable static data: not cached
+        return None
+    return key
 
 
 def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],

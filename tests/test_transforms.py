@@ -264,6 +264,41 @@ def test_vmap_composes_with_grad_and_jvp_both_orders():
     np.testing.assert_allclose(t1, t2, rtol=1e-12)
 
 
+def test_vmap_batches_keyword_arguments_along_axis_0():
+    xs, scales = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    b = rng.standard_normal(3)
+    f = lambda x, b, scale=1.0, shift=None: fnp.sum(x * b) * scale + shift["c"]  # noqa: E731
+    shift = {"c": rng.standard_normal(4)}
+    got = fd.vmap(f, in_axes=(0, None))(xs, b, scale=scales, shift=shift)
+    want = [f(xs[i], b, scale=scales[i], shift={"c": shift["c"][i]}) for i in range(4)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # with an int in_axes too, and under grad (per-example gradients with a keyword label)
+    loss = lambda w, x=None, y=None: (fnp.sum(w * x) - y) ** 2  # noqa: E731
+    w = rng.standard_normal(3)
+    g = fd.vmap(fd.grad(loss), in_axes=None, axis_size=4)(w, x=xs, y=scales)
+    np.testing.assert_allclose(g, [fd.grad(loss)(w, x=xs[i], y=scales[i]) for i in range(4)],
+                               rtol=1e-12)
+    with pytest.raises(BatchingError, match="inconsistent batch sizes"):
+        fd.vmap(f, in_axes=(0, None))(xs, b, scale=np.ones(5), shift=shift)
+    with pytest.raises(BatchingError, match="keyword-argument leaf 0 is a scalar.*in_axes"):
+        fd.vmap(lambda x, scale: x * scale)(xs, scale=2.0)
+
+
+def test_jacobians_pass_keyword_arguments_through():
+    x = rng.standard_normal(3)
+    f = lambda x, scale=1.0, power=2: scale * x ** power  # noqa: E731
+    want = np.diag(2.5 * 3 * x ** 2)
+    for jac in (fd.jacfwd(f), fd.jacrev(f), fd.jacobian(f), fd.jacrev(f, chunk_size=2)):
+        np.testing.assert_allclose(jac(x, scale=2.5, power=3), want, rtol=1e-12)
+    auto = fd.jacobian(lambda x, n=1: fnp.concatenate([x] * n))
+    assert auto(x, n=1).shape == (3, 3) and auto.last_mode == "fwd"
+    assert auto(x, n=2).shape == (6, 3)   # the keyword changes the output size: not cached
+    np.testing.assert_allclose(fd.hessian(lambda x, p=2: fnp.sum(x ** p))(x, p=3),
+                               np.diag(6 * x), rtol=1e-12)
+    # positional arguments that are not differentiated may be any Python value
+    np.testing.assert_allclose(fd.jacobian(lambda x, s: x * len(s))(x, "abc"), 3 * np.eye(3))
+
+
 def test_vmap_errors():
     with pytest.raises(BatchingError, match="inconsistent batch sizes"):
         fd.vmap(lambda a, b: a + b)(np.ones(3), np.ones(4))
