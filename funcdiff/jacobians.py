@@ -80,6 +80,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             def push(*t):
                 primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
                 n_main = store[2] if has_aux else len(primals_out)
+                _check_float_outputs([get_aval(p) for p in primals_out[:n_main]], name)
                 return [_materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
 
             def out_dims():
@@ -94,9 +95,6 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             cols, aux_leaves = results[:n_out], results[n_out:]
             for j in cols:
                 aval = get_aval(j)
-                if aval.dtype == dtypes.float0 or not dtypes.is_float(aval.dtype):
-                    raise DifferentiationError(f"{name}: an output is not floating point; "
-                                               "Jacobians need floating outputs.")
                 out_shape, last = aval.shape[:-1], aval.ndim - 1
                 row, offset = [], 0
                 for ia in in_avals:
@@ -112,10 +110,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             lin_main = _drop_outputs(lin, n_out) if has_aux else lin
             out_avals = lin.out_avals[:n_out]
             aux_leaves = outs[n_out:]
-            for a in out_avals:
-                if not dtypes.is_float(a.dtype):
-                    raise DifferentiationError(f"{name}: an output has dtype {a.dtype}; "
-                                               "Jacobians need floating outputs.")
+            _check_float_outputs(out_avals, name)
             # one batched vjp: row k of the Jacobian is e_k^T J
             basis, m = _std_basis(out_avals)
             if type(lin_main) is TapeFunction:  # eager: the tape batches its own pullback
@@ -142,6 +137,16 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             return jac, store[1].unflatten(aux_leaves)
         return jac
     return jac_f
+
+
+def _check_float_outputs(avals: Sequence[ShapedArray], name: str) -> None:
+    for i, a in enumerate(avals):
+        if not dtypes.is_float(a.dtype):
+            raise DifferentiationError(
+                f"{name}: output leaf {i} has dtype {a.dtype}; Jacobians need floating "
+                "outputs (an integer or boolean result, such as argmax or a comparison, has "
+                "no derivative). Return it as an aux value with has_aux=True, or convert "
+                "it with .astype(float) if it should be differentiated as a float.")
 
 
 def _chunked(run: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,

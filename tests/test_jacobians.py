@@ -284,3 +284,14 @@ def test_hessian_has_aux():
     assert hess.shape == (4, 4, 4)
     np.testing.assert_allclose(np.einsum("iii->i", hess), 6 * x, rtol=1e-12)
     np.testing.assert_allclose(aux, x)
+
+
+@pytest.mark.parametrize("transform", [fd.jacfwd, fd.jacrev, fd.jacobian, fd.hessian])
+def test_integer_outputs_are_named_with_the_fix(transform):
+    f = lambda x: (fnp.sin(x), fnp.argmax(x))  # noqa: E731
+    with pytest.raises(fd.errors.DifferentiationError,
+                       match=r"output leaf 1 has dtype int64.*has_aux=True"):
+        transform(f)(np.ones(3))
+    # as an aux value it comes back unchanged
+    jac, aux = fd.jacfwd(lambda x: (fnp.sin(x), fnp.argmax(x)), has_aux=True)(np.arange(3.0))
+    assert aux == 2 and jac.shape == (3, 3)
