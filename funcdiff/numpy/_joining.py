@@ -1,9 +1,12 @@
 """Joining and splitting in funcdiff.numpy: concatenate, stack, hstack, vstack, split, ...
 
 Joining checks the shapes like numpy, promotes the inputs to one dtype
-(numpy's rules, or ``dtype=``) and binds one ``concatenate``; ``stack`` first
-gives each input a size-1 axis at the new position. A sequence of arrays may
-also be one array or tracer, whose first axis is then the sequence. Splitting
+(numpy's rules, or ``dtype=``) and binds one ``concatenate``; ``stack`` along an
+existing axis joins there and reshapes the result once (at the end it gives
+each input a size-1 axis first), and ``vstack`` of 1-d inputs likewise. All
+of that is planned once per shapes, dtypes and settings (``_plan``), so a call
+mostly binds primitives. A sequence of arrays may also be one array or
+tracer, whose first axis is then the sequence. Splitting
 computes its split points with numpy from the sizes (they must be concrete)
 and cuts static slices, so the derivative of each piece is a pad.
 """
@@ -11,8 +14,9 @@ and cuts static slices, so the derivative of each piece is a pad.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,15 +29,111 @@ from funcdiff.primitives import structural
 
 # ---------------------------------------------------------------------------
 # Joining
+#
+# Every joining function reduces to one plan: reshape some operands, cast them
+# to one dtype, bind one concatenate, reshape the result. The plan depends only
+# on the operands' shapes and dtypes and the settings, so it is computed once
+# per signature (``_plan``) and each call only binds primitives.
 
 
-def _cast_all(name: str, arrays: Sequence[Any], dtype: Any = None) -> list[Any]:
-    """``arrays`` in one dtype: ``dtype`` if given, else numpy's promotion of them."""
+class _JoinPlan(NamedTuple):
+    expand: int | None                    # stack's new axis, inserted before joining
+    pre: tuple | None                     # per operand: the shape to reshape it to, or None
+    axis: int                             # the concatenation axis
+    dtype: np.dtype                       # every operand is cast to this dtype
+    casts: tuple                          # per operand: whether it needs the cast
+    post: tuple | None                    # the shape of the result, or None: as joined
+
+
+def _operands_key(arrays: Sequence[Any]) -> tuple | None:
+    """The (shape, dtype) of each operand when all are numpy arrays or tracers, else None."""
+    key = []
+    for a in arrays:
+        if type(a) is np.ndarray or isinstance(a, Tracer):
+            key.append((a.shape, a.dtype))
+        else:
+            return None
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(name: str, operands: tuple, axis: Any, dtype: Any) -> _JoinPlan:
+    """How ``name`` joins operands of these (shape, dtype)s; raises numpy's errors.
+
+    ``axis`` and ``dtype`` are the user's; ``_join`` calls the uncached
+    function when they could not key the cache faithfully.
+    """
+    for _, dt in operands:
+        if dt.kind not in "biuf":
+            dtypes.check_dtype(dt, f"the input of {name}", allow_complex=True)
+    shapes = [s for s, _ in operands]
+    expand = pre = post = None
+    if name == "stack":
+        if len(set(shapes)) != 1:
+            raise ShapeError(f"funcdiff.numpy.stack: all input arrays must have the same "
+                             f"shape, got {', '.join(str(s) for s in shapes)}")
+        ndim = len(shapes[0])
+        axis = _axis(axis, ndim + 1, "stack")
+        joined = [s[:axis] + (1,) + s[axis:] for s in shapes]
+        if axis < ndim:  # join along the existing axis, then split it: two primitives
+            post = shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]
+        else:
+            expand = axis
+    elif name == "hstack":
+        joined = [s or (1,) for s in shapes]
+        axis = 0 if len(joined[0]) == 1 else 1
+        if any(not s for s in shapes):
+            pre = tuple(None if s else (1,) for s in shapes)
+    elif name == "vstack":
+        joined = [s if len(s) >= 2 else (1,) * (2 - len(s)) + s for s in shapes]
+        axis = 0
+        if all(len(s) == 1 for s in shapes):  # one reshape of the result, not one per operand
+            post = (len(shapes), shapes[0][0])
+        elif any(len(s) < 2 for s in shapes):
+            pre = tuple(None if len(s) >= 2 else j for s, j in zip(shapes, joined))
+    else:
+        joined = shapes
+    ndim = len(joined[0])
+    if ndim == 0:
+        raise ShapeError(f"funcdiff.numpy.{name}: zero-dimensional arrays cannot be concatenated")
+    axis = _axis(axis, ndim, name)
+    for s in joined:
+        if len(s) != ndim or any(n != m for i, (n, m) in enumerate(zip(s, joined[0])) if i != axis):
+            raise ShapeError(
+                f"funcdiff.numpy.{name}: all the input array dimensions except for the "
+                f"concatenation axis ({axis}) must match exactly, but got shapes "
+                f"{', '.join(str(t) for t in joined)}")
     if dtype is not None:
         target = dtypes.check_dtype(dtype, f"the dtype= of funcdiff.numpy.{name}")
     else:
-        target = dtypes.result_type(*arrays)
-    return [_util.cast(a, target) for a in arrays]
+        target = dtypes.result_type(*[dt for _, dt in operands])
+    if post is not None and target.kind != "c" and any(dt.kind == "c" for _, dt in operands):
+        # that cast fails; reshape the operands first, so its error names their joined shape
+        post = None
+        if name == "stack":
+            expand = axis
+        else:
+            pre = tuple(joined)
+    return _JoinPlan(expand, pre, axis, target, tuple(dt != target for _, dt in operands), post)
+
+
+def _join(name: str, arrays: Sequence[Any], operands: tuple, axis: Any, dtype: Any) -> Any:
+    """Join ``arrays`` (numpy arrays or tracers with these (shape, dtype)s) as ``name`` does."""
+    cacheable = type(axis) is int and (dtype is None or isinstance(dtype, (str, type, np.dtype)))
+    plan = (_plan if cacheable else _plan.__wrapped__)(name, operands, axis, dtype)
+    if plan.expand is not None:
+        arrays = [structural.expand_dims(a, dimensions=(plan.expand,)) for a in arrays]
+    elif plan.pre is not None:
+        arrays = [a if p is None else structural.reshape(a, new_sizes=p)
+                  for a, p in zip(arrays, plan.pre)]
+    if any(plan.casts):
+        arrays = [_util.cast(a, plan.dtype) if c else a for a, c in zip(arrays, plan.casts)]
+    # the operation structural.concatenate with its axis already normalised
+    out = arrays[0] if len(arrays) == 1 else structural.concatenate_p.bind(
+        *arrays, dimension=plan.axis)
+    if plan.post is not None:
+        out = structural.reshape(out, new_sizes=plan.post)
+    return out
 
 
 def _reject_casting(name: str, casting: str) -> None:
@@ -56,22 +156,18 @@ def _sequence(name: str, arrays: Any) -> list[Any]:
     return [_arr(a, name) for a in arrays]
 
 
+def _joined(name: str, tup: Any, axis: Any, dtype: Any) -> Any:
+    """``name`` applied to the sequence ``tup``: a list or tuple of numpy arrays and
+    tracers goes straight to its plan; anything else is converted first."""
+    operands = _operands_key(tup) if type(tup) in (list, tuple) else None
+    if not operands:
+        tup = _sequence(name, tup)
+        operands = tuple((_shape(a), a.dtype) for a in tup)
+    return _join(name, tup, operands, axis, dtype)
+
+
 def _concat(name: str, arrays: list, axis: int, dtype: Any) -> Any:
-    shapes = [_shape(a) for a in arrays]
-    ndim = len(shapes[0])
-    if ndim == 0:
-        raise ShapeError(f"funcdiff.numpy.{name}: zero-dimensional arrays cannot be concatenated")
-    axis = _axis(axis, ndim, name)
-    for s in shapes:
-        if len(s) != ndim or any(n != m for i, (n, m) in enumerate(zip(s, shapes[0])) if i != axis):
-            raise ShapeError(
-                f"funcdiff.numpy.{name}: all the input array dimensions except for the "
-                f"concatenation axis ({axis}) must match exactly, but got shapes "
-                f"{', '.join(str(t) for t in shapes)}")
-    arrays = _cast_all(name, arrays, dtype)
-    if len(arrays) == 1:
-        return arrays[0]
-    return structural.concatenate(*arrays, dimension=axis)
+    return _join(name, arrays, tuple((_shape(a), a.dtype) for a in arrays), axis, dtype)
 
 
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
@@ -82,13 +178,13 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = Non
     >>> s.concatenate([np.array([1, 2]), np.array([3.5])])
     array([1. , 2. , 3.5])
     """
-    _util.reject("concatenate", out=out)
+    if out is not None:
+        _util.reject("concatenate", out=out)
     _reject_casting("concatenate", casting)
-    arrays = _sequence("concatenate", arrays)
     if axis is None:
-        arrays = [ravel(a) for a in arrays]
+        arrays = [ravel(a) for a in _sequence("concatenate", arrays)]
         axis = 0
-    return _concat("concatenate", arrays, axis, dtype)
+    return _joined("concatenate", arrays, axis, dtype)
 
 
 def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
@@ -99,30 +195,22 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
     >>> s.stack([np.ones(3), np.zeros(3)], axis=1).shape
     (3, 2)
     """
-    _util.reject("stack", out=out)
+    if out is not None:
+        _util.reject("stack", out=out)
     _reject_casting("stack", casting)
-    arrays = _sequence("stack", arrays)
-    shapes = {_shape(a) for a in arrays}
-    if len(shapes) != 1:
-        raise ShapeError(f"funcdiff.numpy.stack: all input arrays must have the same shape, "
-                         f"got {', '.join(str(_shape(a)) for a in arrays)}")
-    ndim = len(_shape(arrays[0])) + 1
-    axis = _axis(axis, ndim, "stack")
-    arrays = [structural.expand_dims(a, dimensions=(axis,)) for a in arrays]
-    return _concat("stack", arrays, axis, dtype)
+    return _joined("stack", arrays, axis, dtype)
 
 
 def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
     """Stack arrays horizontally (along axis 1, or axis 0 for 1-d inputs)."""
     _reject_casting("hstack", casting)
-    arrs = [atleast_1d(a) for a in _sequence("hstack", tup)]
-    return _concat("hstack", arrs, 0 if len(_shape(arrs[0])) == 1 else 1, dtype)
+    return _joined("hstack", tup, 0, dtype)
 
 
 def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
     """Stack arrays vertically (along axis 0 after atleast_2d)."""
     _reject_casting("vstack", casting)
-    return _concat("vstack", [atleast_2d(a) for a in _sequence("vstack", tup)], 0, dtype)
+    return _joined("vstack", tup, 0, dtype)
 
 
 def dstack(tup: Any) -> Any:

@@ -1,0 +1,120 @@
+"""Tests of the planned paths of funcdiff.numpy's joining, splitting, tiling and rolling.
+
+Those functions plan their primitives once per shapes, dtypes and settings
+(cached) and bind fewer primitives than a one-operand-at-a-time composition.
+Each row here is checked against numpy (values and dtype, float32 included),
+through the general path (operands given as nested lists, or settings that
+cannot key the cache), under jit, vmap and grad, and the primitives each
+path binds are pinned so a regression to a costlier composition is noticed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.errors import AxisError, DTypeError, ShapeError
+from funcdiff.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+
+
+def _primitives(f, *args):
+    return [eqn.primitive.name for eqn in fd.make_jaxpr(f)(*args).eqns]
+
+
+def _same(out, expected):
+    out = np.asarray(out)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+# (function, operand shapes, keyword settings)
+JOIN_ROWS = [
+    ("concatenate", [(3,), (4,)], {}),
+    ("concatenate", [(2, 3), (2, 1)], {"axis": -1}),
+    ("concatenate", [(2, 3)], {"axis": 1}),
+    ("stack", [(3,), (3,), (3,)], {}),
+    ("stack", [(2, 3), (2, 3)], {"axis": 1}),
+    ("stack", [(2, 3), (2, 3)], {"axis": -1}),
+    ("stack", [(), ()], {}),
+    ("stack", [(3,)], {}),
+    ("hstack", [(3,), (2,)], {}),
+    ("hstack", [(2, 3), (2, 1)], {}),
+    ("hstack", [(), (2,)], {}),
+    ("vstack", [(3,), (3,)], {}),
+    ("vstack", [(3,), (2, 3)], {}),
+    ("vstack", [(), ()], {}),
+    ("vstack", [(3,)], {}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4"])
+@pytest.mark.parametrize("name,shapes,kw", JOIN_ROWS)
+def test_join_matches_numpy_on_both_paths(name, shapes, kw, dtype):
+    args = [RNG.standard_normal(s).astype(dtype) for s in shapes]
+    expected = getattr(np, name)(args, **kw)
+    _same(getattr(fnp, name)(args, **kw), expected)                       # planned
+    _same(getattr(fnp, name)(tuple(args), **kw), expected)
+    _same(getattr(fnp, name)([a.tolist() for a in args], **kw).astype(dtype), expected)
+    _same(fd.jit(lambda *a: getattr(fnp, name)(list(a), **kw))(*args), expected)
+
+
+@pytest.mark.parametrize("name,shapes,kw", JOIN_ROWS)
+def test_join_transforms(name, shapes, kw):
+    args = tuple(RNG.standard_normal(s) for s in shapes)
+    f = lambda *a: getattr(fnp, name)(list(a), **kw)  # noqa: E731
+    check_grads(lambda *a: fnp.sin(f(*a)), args, order=2)
+    batched = tuple(np.stack([a, 2 * a + 1]) for a in args)
+    expected = np.stack([getattr(np, name)([a[i] for a in batched], **kw) for i in range(2)])
+    np.testing.assert_allclose(fd.vmap(f)(*batched), expected)
+    np.testing.assert_allclose(fd.jit(fd.vmap(f))(*batched), expected)
+
+
+def test_join_promotes_and_keeps_float32():
+    v32, v64, vi = np.ones(3, "f4"), np.ones(3), np.arange(3)
+    assert fnp.stack([v32, v32]).dtype == np.float32
+    assert fnp.vstack([v32, vi]).dtype == np.float64
+    assert fnp.concatenate([v32, v64]).dtype == np.float64
+    assert fnp.stack([v64, v64], dtype=np.float32).dtype == np.float32
+    assert fnp.hstack([vi, vi], dtype="f4").dtype == np.float32
+
+
+def test_stack_and_vstack_bind_one_concatenate_and_one_reshape():
+    v = np.ones(4)
+    assert _primitives(lambda a, b, c: fnp.stack([a, b, c]), v, v, v) == [
+        "concatenate", "reshape"]
+    assert _primitives(lambda a, b: fnp.vstack([a, b]), v, v) == ["concatenate", "reshape"]
+    assert _primitives(lambda a, b: fnp.stack([a, b], axis=1), v, v) == [
+        "expand_dims", "expand_dims", "concatenate"]
+    assert _primitives(lambda a, b: fnp.concatenate([a, b]), v, v) == ["concatenate"]
+
+
+def test_join_errors_on_both_paths():
+    v3, v4 = np.ones(3), np.ones(4)
+    for seq in ([v3, v4], [v3.tolist(), v4.tolist()]):
+        with pytest.raises(ShapeError, match=r"same shape, got \(3,\), \(4,\)"):
+            fnp.stack(seq)
+        with pytest.raises(ShapeError, match=r"got shapes \(1, 3\), \(1, 4\)"):
+            fnp.vstack(seq)
+    with pytest.raises(ShapeError, match="zero-dimensional"):
+        fnp.concatenate([np.array(1.0), np.array(2.0)])
+    with pytest.raises(ShapeError, match="at least one array"):
+        fnp.concatenate([])
+    with pytest.raises(DTypeError, match="the input of stack"):
+        fnp.stack([np.array(["a"]), np.array(["b"])])
+    # the complex operand is reshaped before the failing cast, as one operand at a time
+    with pytest.raises(DTypeError, match=r"c128\[1,3\]"):
+        fnp.stack([v3, v3 * 1j], dtype="f8")
+
+
+def test_settings_that_cannot_key_the_plan_cache():
+    v = np.ones(3)
+    fnp.concatenate([v, v], axis=0)  # cached for axis 0 ...
+    with pytest.raises(AxisError, match="must be an integer"):
+        fnp.concatenate([v, v], axis=0.0)  # ... which must not answer for 0.0
+    assert fnp.stack([v, v], axis=np.int64(-1)).shape == (3, 2)
+    with pytest.raises(AxisError, match="out of bounds"):
+        fnp.stack([v, v], axis=2)
