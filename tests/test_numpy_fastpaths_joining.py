@@ -118,3 +118,55 @@ def test_settings_that_cannot_key_the_plan_cache():
     assert fnp.stack([v, v], axis=np.int64(-1)).shape == (3, 2)
     with pytest.raises(AxisError, match="out of bounds"):
         fnp.stack([v, v], axis=2)
+
+
+# (function, shape, indices_or_sections, axis)
+SPLIT_ROWS = [
+    ("split", (8,), 2, 0),
+    ("split", (4, 6), [1, 4], -1),
+    ("split", (4, 6), (2,), 0),
+    ("split", (4, 6), [5, 2], 1),
+    ("array_split", (7,), 3, 0),
+    ("array_split", (3, 5), 1, 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4"])
+@pytest.mark.parametrize("name,shape,ios,axis", SPLIT_ROWS)
+def test_split_matches_numpy_on_both_paths(name, shape, ios, axis, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    expected = getattr(np, name)(x, ios, axis=axis)
+    for ios_arg, axis_arg in [(ios, axis), (np.asarray(ios), np.int64(axis))]:  # planned, general
+        pieces = getattr(fnp, name)(x, ios_arg, axis=axis_arg)
+        assert len(pieces) == len(expected)
+        for p, e in zip(pieces, expected):
+            _same(p, e)
+    jitted = fd.jit(lambda a: getattr(fnp, name)(a, ios, axis=axis))(x)
+    for p, e in zip(jitted, expected):
+        _same(p, e)
+
+
+@pytest.mark.parametrize("name,shape,ios,axis", SPLIT_ROWS)
+def test_split_transforms(name, shape, ios, axis):
+    x = RNG.standard_normal(shape)
+
+    def f(a):
+        return sum(fnp.sin(p).sum() * (i + 1) for i, p in enumerate(
+            getattr(fnp, name)(a, ios, axis=axis)))
+    check_grads(f, (x,), order=2)
+    batched = np.stack([x, 2 * x])
+    out = fd.vmap(lambda a: getattr(fnp, name)(a, ios, axis=axis))(batched)
+    for i in range(2):
+        for p, e in zip(out, getattr(np, name)(batched[i], ios, axis=axis)):
+            np.testing.assert_allclose(p[i], e)
+
+
+def test_split_binds_one_slice_per_piece_and_errors():
+    v = np.ones(6)
+    assert _primitives(lambda a: fnp.split(a, 3), v) == ["slice"] * 3
+    assert _primitives(lambda a: fnp.split(a, 1), v) == []
+    with pytest.raises(ShapeError, match="equal division"):
+        fnp.split(v, 4)
+    fnp.split(v, 2, axis=0)
+    with pytest.raises(AxisError, match="must be an integer"):
+        fnp.split(v, 2, axis=0.0)

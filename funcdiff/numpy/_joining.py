@@ -8,13 +8,15 @@ of that is planned once per shapes, dtypes and settings (``_plan``), so a call
 mostly binds primitives. A sequence of arrays may also be one array or
 tracer, whose first axis is then the sequence. Splitting
 computes its split points with numpy from the sizes (they must be concrete)
-and cuts static slices, so the derivative of each piece is a pad.
+and cuts static slices, so the derivative of each piece is a pad; the slices
+too are planned once per shape and settings (``_split_plan``).
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import math
 from typing import Any, NamedTuple, Sequence
 
@@ -268,17 +270,41 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return _split("split", ary, indices_or_sections, axis, equal=True)
 
 
-def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
-    ary = _arr(ary, name)
-    shape = _shape(ary)
+def _operand(x: Any, name: str) -> Any:
+    """``_arr(x, name)``, returning numpy arrays of real dtypes and tracers untouched."""
+    if (type(x) is np.ndarray and x.dtype.kind in "biuf") or isinstance(x, Tracer):
+        return x
+    return _arr(x, name)
+
+
+@functools.lru_cache(maxsize=512)
+def _split_plan(name: str, shape: tuple, ios: Any, axis: Any, equal: bool) -> tuple:
+    """The (start_indices, limit_indices) of each piece, None for a piece that is all of it."""
     axis = _axis(axis, len(shape), name)
     n = shape[axis]
-    points = _split_points(name, n, ios, equal)
-    out = []
-    for st, end in zip(points[:-1], points[1:]):
+    pieces = []
+    for st, end in itertools.pairwise(_split_points(name, n, ios, equal)):
         start, stop, _ = builtins.slice(int(st), int(end)).indices(n)
-        out.append(_slice_axis(ary, axis, start, max(start, stop)))
-    return out
+        stop = max(start, stop)
+        if start == 0 and stop == n:
+            pieces.append(None)
+        else:
+            pieces.append((tuple(start if i == axis else 0 for i in range(len(shape))),
+                           tuple(stop if i == axis else m for i, m in enumerate(shape))))
+    return tuple(pieces)
+
+
+def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
+    ary = _operand(ary, name)
+    if type(ios) is list:
+        ios = tuple(ios)
+    cacheable = type(axis) is int and (type(ios) is int or (
+        type(ios) is tuple and all(type(i) is int for i in ios)))
+    plan = (_split_plan if cacheable else _split_plan.__wrapped__)(
+        name, _shape(ary), ios, axis, equal)
+    # the operation structural.slice with its settings already normalised
+    return [ary if p is None else structural.slice_p.bind(
+        ary, start_indices=p[0], limit_indices=p[1], strides=None) for p in plan]
 
 
 def hsplit(ary: Any, indices_or_sections: Any) -> list:
@@ -313,4 +339,4 @@ __all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
 # _shape's helpers and functions, imported last: _shape re-exports this module's
 # functions at its end, so either module may be imported first.
 from funcdiff.numpy._shape import (  # noqa: E402
-    _arr, _axis, _int, _shape, _slice_axis, atleast_1d, atleast_2d, atleast_3d, ravel)
+    _arr, _axis, _int, _shape, atleast_3d, ravel)
