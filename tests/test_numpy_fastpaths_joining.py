@@ -170,3 +170,78 @@ def test_split_binds_one_slice_per_piece_and_errors():
     fnp.split(v, 2, axis=0)
     with pytest.raises(AxisError, match="must be an integer"):
         fnp.split(v, 2, axis=0.0)
+
+
+# (function, shape, positional settings); planned when the settings are Python ints
+TILING_ROWS = [
+    ("roll", (8,), (1,)),
+    ("roll", (8,), (-3, 0)),
+    ("roll", (2,), (1,)),
+    ("roll", (3, 4), (5,)),
+    ("roll", (3, 4), ((1, 2), (0, 1))),
+    ("roll", (3, 4), (1, -1)),
+    ("tile", (3,), (3,)),
+    ("tile", (2, 3), ((2, 1, 2),)),
+    ("tile", (3,), ((1,),)),
+    ("repeat", (4,), (2,)),
+    ("repeat", (2, 3), (3,)),
+    ("repeat", (2, 3), (2, -1)),
+    ("flip", (5,), ()),
+    ("flip", (2, 3), (1,)),
+    ("flip", (2, 3), ((0, -1),)),
+]
+
+
+def _general(settings):
+    """The settings as (lists of) numpy ints, which take the uncached plan."""
+    return tuple([np.int64(i) for i in s] if isinstance(s, tuple) else np.int64(s)
+                 for s in settings)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4"])
+@pytest.mark.parametrize("name,shape,settings", TILING_ROWS)
+def test_tiling_matches_numpy_on_both_paths(name, shape, settings, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    expected = getattr(np, name)(x, *settings)
+    _same(getattr(fnp, name)(x, *settings), expected)
+    if name != "flip":  # flip's axis must be an int or a tuple
+        _same(getattr(fnp, name)(x, *_general(settings)), expected)
+    _same(getattr(fnp, name)(x.tolist(), *settings).astype(dtype), expected)
+    _same(fd.jit(lambda a: getattr(fnp, name)(a, *settings))(x), expected)
+
+
+@pytest.mark.parametrize("name,shape,settings", TILING_ROWS)
+def test_tiling_transforms(name, shape, settings):
+    x = RNG.standard_normal(shape)
+    f = lambda a: getattr(fnp, name)(a, *settings)  # noqa: E731
+    check_grads(lambda a: fnp.sin(f(a)), (x,), order=2)
+    batched = np.stack([x, 2 * x + 1])
+    expected = np.stack([getattr(np, name)(b, *settings) for b in batched])
+    np.testing.assert_allclose(fd.vmap(f)(batched), expected)
+    np.testing.assert_allclose(fd.jit(fd.vmap(f))(batched), expected)
+
+
+def test_tiling_binds_its_few_primitives():
+    v = np.ones(8)
+    assert _primitives(lambda a: fnp.roll(a, 3), v) == ["slice", "slice", "concatenate"]
+    assert _primitives(lambda a: fnp.roll(a, 8), v) == []
+    assert _primitives(lambda a: fnp.roll(a, 1), np.ones(2)) == ["rev"]
+    assert _primitives(lambda a: fnp.tile(a, 3), v) == ["broadcast_in_dim", "reshape"]
+    assert _primitives(lambda a: fnp.repeat(a, 2), v) == ["broadcast_in_dim", "reshape"]
+    assert _primitives(lambda a: fnp.flip(a), v) == ["rev"]
+
+
+def test_tiling_settings_that_cannot_key_the_plan_cache():
+    v = np.arange(4.0)
+    _same(fnp.flip(v, 0), v[::-1])  # cached for axis 0 ...
+    with pytest.raises(AxisError, match="must be an integer"):
+        fnp.flip(v, 0.0)  # ... which must not answer for 0.0
+    fnp.repeat(v, 2, axis=0)
+    with pytest.raises(AxisError, match="must be an integer"):
+        fnp.repeat(v, 2, axis=0.0)
+    with pytest.raises(ShapeError, match="negative"):
+        fnp.repeat(v, -1)
+    _same(fnp.roll(v, 1.5), np.roll(v, 1))  # numpy truncates a float shift
+    _same(fnp.repeat(v, [1, 0, 2, 1]), np.repeat(v, [1, 0, 2, 1]))
+    with pytest.raises(ShapeError, match="non-negative"):
+        fnp.tile(v, (2, -1))

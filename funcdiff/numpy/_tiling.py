@@ -5,13 +5,17 @@ interleaved axis and reshape, so their transposes are sums; ``repeat`` with a
 count per element gathers at static indices. ``flip`` (and ``fliplr``,
 ``flipud``) is the ``rev`` primitive and ``rot90`` a flip and a transpose.
 ``roll`` turns its static index pattern into two slices and one concatenate
-(``_take_static``) rather than a gather, so its derivative is slices too.
-Counts, shifts and axes must be concrete.
+(``_take_static``'s pieces for that pattern) rather than a gather, so its
+derivative is slices too. Counts, shifts and axes must be concrete; each
+function plans its primitives once per shape and settings (cached when the
+settings are Python ints), so a call mostly binds primitives.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import functools
+import math
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -24,6 +28,42 @@ from funcdiff.primitives import indexing, structural
 # Tiling, repeating, flipping, rolling
 
 
+def _static_ints(x: Any) -> bool:
+    """Whether ``x`` (None, a Python int or a tuple of them) can key a plan cache.
+
+    Floats and numpy scalars go to the uncached plan: 1.0 == 1 and hashes
+    alike, but only 1 is an axis.
+    """
+    return x is None or type(x) is int or (type(x) is tuple and all(type(i) is int for i in x))
+
+
+def _planned(plan: Callable, shape: Any, *settings: Any) -> Any:
+    """``plan(shape, *settings)``, cached when every setting is static ints (see above)."""
+    for x in settings:
+        if not _static_ints(x):
+            return plan.__wrapped__(shape, *settings)
+    return plan(shape, *settings)
+
+
+@functools.lru_cache(maxsize=512)
+def _tile_plan(shape: tuple, reps: Any) -> tuple:
+    """(shape with leading 1s or None, (interleaved, broadcast dims) or None, result shape)."""
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    reps = tuple(_int(r, "tile", "reps") for r in reps)
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"funcdiff.numpy.tile: reps must be non-negative, got {reps}")
+    d = max(len(reps), len(shape))
+    padded = (1,) * (d - len(shape)) + shape
+    reps = (1,) * (d - len(reps)) + reps
+    reshaped = padded if padded != shape else None
+    if all(r == 1 for r in reps):
+        return reshaped, None, padded
+    # (r0, s0, r1, s1, ...) then merge pairs: the transpose of a broadcast is a sum.
+    interleaved = tuple(v for pair in zip(reps, padded) for v in pair)
+    return (reshaped, (interleaved, tuple(range(1, 2 * d, 2))),
+            tuple(r * s for r, s in zip(reps, padded)))
+
+
 def tile(A: Any, reps: Any) -> Any:
     """Repeat a whole array ``reps`` times along each axis.
 
@@ -32,38 +72,26 @@ def tile(A: Any, reps: Any) -> Any:
     array([[1, 2, 1, 2],
            [1, 2, 1, 2]])
     """
-    A = _arr(A, "tile")
-    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
-    reps = tuple(_int(r, "tile", "reps") for r in reps)
-    if any(r < 0 for r in reps):
-        raise ShapeError(f"funcdiff.numpy.tile: reps must be non-negative, got {reps}")
-    shape = _shape(A)
-    d = max(len(reps), len(shape))
-    shape = (1,) * (d - len(shape)) + shape
-    reps = (1,) * (d - len(reps)) + reps
-    if _shape(A) != shape:
-        A = structural.reshape(A, new_sizes=shape)
-    if all(r == 1 for r in reps):
+    A = _operand(A, "tile")
+    reshaped, broadcast, out_shape = _planned(
+        _tile_plan, _shape(A), tuple(reps) if type(reps) is list else reps)
+    if reshaped is not None:
+        A = structural.reshape(A, new_sizes=reshaped)
+    if broadcast is None:
         return A
-    # (r0, s0, r1, s1, ...) then merge pairs: the transpose of a broadcast is a sum.
-    interleaved = tuple(v for pair in zip(reps, shape) for v in pair)
-    out = structural.broadcast_in_dim(A, shape=interleaved,
-                                      broadcast_dimensions=tuple(range(1, 2 * d, 2)))
-    return structural.reshape(out, new_sizes=tuple(r * s for r, s in zip(reps, shape)))
+    out = structural.broadcast_in_dim(A, shape=broadcast[0], broadcast_dimensions=broadcast[1])
+    return structural.reshape(out, new_sizes=out_shape)
 
 
-def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
-    """Repeat each element of an array (``repeats`` a concrete int or one int per element).
-
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.repeat(np.array([1, 2]), [1, 3])
-    array([1, 2, 2, 2])
-    """
-    a = _arr(a, "repeat")
+@functools.lru_cache(maxsize=512)
+def _repeat_plan(shape: tuple, repeats: Any, axis: Any) -> tuple:
+    """(flattened shape or None, axis, and for one count: (expanded, broadcast dims,
+    result shape); for a count per element: the gather indices)."""
+    flat = None
     if axis is None:
-        a = ravel(a)
-        axis = 0
-    shape = _shape(a)
+        size = math.prod(shape)
+        flat = (size,) if shape != (size,) else None
+        shape, axis = (size,), 0
     axis = _axis(axis, len(shape), "repeat")
     reps = np.asarray(concrete_value(repeats, "funcdiff.numpy.repeat (repeats)"))
     if reps.dtype.kind not in "iub" or reps.ndim > 1:
@@ -75,14 +103,37 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     if reps.size == 1:
         r = int(reps.ravel()[0])
         expanded = shape[:axis + 1] + (r,) + shape[axis + 1:]
-        out = structural.broadcast_in_dim(
-            a, shape=expanded,
-            broadcast_dimensions=tuple(i for i in range(len(shape) + 1) if i != axis + 1))
-        return structural.reshape(out, new_sizes=shape[:axis] + (n * r,) + shape[axis + 1:])
+        dims = tuple(i for i in range(len(shape) + 1) if i != axis + 1)
+        return flat, axis, (expanded, dims, shape[:axis] + (n * r,) + shape[axis + 1:])
     if reps.size != n:
         raise ShapeError(f"funcdiff.numpy.repeat: operands could not be broadcast together: "
                          f"{reps.size} repeats for an axis of size {n}")
-    return indexing.gather(a, np.repeat(np.arange(n, dtype=_INDEX_DTYPE), reps), axis=axis)
+    return flat, axis, np.repeat(np.arange(n, dtype=_INDEX_DTYPE), reps)
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+    """Repeat each element of an array (``repeats`` a concrete int or one int per element).
+
+    >>> import funcdiff.numpy._shape as s, numpy as np
+    >>> s.repeat(np.array([1, 2]), [1, 3])
+    array([1, 2, 2, 2])
+    """
+    a = _operand(a, "repeat")
+    if type(repeats) is int:
+        flat, axis, how = _planned(_repeat_plan, _shape(a), repeats, axis)
+    else:  # counts per element (the gather indices are made per call: they are an array)
+        flat, axis, how = _repeat_plan.__wrapped__(_shape(a), repeats, axis)
+    if flat is not None:
+        a = structural.reshape(a, new_sizes=flat)
+    if isinstance(how, np.ndarray):
+        return indexing.gather(a, how, axis=axis)
+    out = structural.broadcast_in_dim(a, shape=how[0], broadcast_dimensions=how[1])
+    return structural.reshape(out, new_sizes=how[2])
+
+
+@functools.lru_cache(maxsize=512)
+def _flip_dims(ndim: int, axis: Any) -> tuple[int, ...]:
+    return tuple(sorted(tuple(range(ndim)) if axis is None else _axes(axis, ndim, "flip")))
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -93,12 +144,12 @@ def flip(m: Any, axis: Any = None) -> Any:
     array([[2, 1],
            [4, 3]])
     """
-    m = _arr(m, "flip")
-    ndim = len(_shape(m))
-    dims = tuple(range(ndim)) if axis is None else _axes(axis, ndim, "flip")
+    m = _operand(m, "flip")
+    dims = _planned(_flip_dims, len(_shape(m)), axis)
     if not dims:
         return m
-    return structural.rev(m, dimensions=tuple(sorted(dims)))
+    # the operation structural.rev with its axes already normalised
+    return structural.rev_p.bind(m, dimensions=dims)
 
 
 def fliplr(m: Any) -> Any:
@@ -117,6 +168,40 @@ def flipud(m: Any) -> Any:
     return flip(m, 0)
 
 
+@functools.lru_cache(maxsize=512)
+def _roll_plan(shape: tuple, shift: Any, axis: Any) -> tuple:
+    """(flattened shape or None, the steps, the shape to restore or None).
+
+    Each step rolls one axis by ``k`` in 1..n-1: the last ``k`` elements then
+    the first ``n - k``, two slices and a concatenate (``_take_static``'s
+    pieces for that index pattern); an axis of size 2 is reversed instead.
+    """
+    flat = restore = None
+    if axis is None:
+        size = math.prod(shape)
+        if shape != (size,):
+            flat, restore = (size,), shape
+        shape, axis = (size,), 0
+    ndim = len(shape)
+    shifts = {}
+    for s, ax in np.broadcast(np.asarray(shift), np.asarray(axis)):
+        ax = _axis(ax, ndim, "roll")
+        shifts[ax] = shifts.get(ax, 0) + int(s)
+    steps = []
+    for ax, s in sorted(shifts.items()):
+        n = shape[ax]
+        if not n or not s % n:
+            continue
+        if n == 2:
+            steps.append((ax, None, None))
+            continue
+        cut = n - s % n
+        zeros = (0,) * ndim
+        steps.append((ax, (zeros[:ax] + (cut,) + zeros[ax + 1:], shape),
+                      (zeros, shape[:ax] + (cut,) + shape[ax + 1:])))
+    return flat, tuple(steps), restore
+
+
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     """Roll elements along axes; elements shifted past the end come back at the start.
 
@@ -124,21 +209,26 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     >>> s.roll(np.arange(5), 2)
     array([3, 4, 0, 1, 2])
     """
-    a = _arr(a, "roll")
+    a = _operand(a, "roll")
     shift = concrete_value(shift, "funcdiff.numpy.roll (shift)")
-    if axis is None:
-        shape = _shape(a)
-        return reshape(roll(ravel(a), shift, 0), shape)
-    ndim = len(_shape(a))
-    pairs = np.broadcast(np.asarray(shift), np.asarray(axis))
-    shifts = {}
-    for s, ax in pairs:
-        ax = _axis(ax, ndim, "roll")
-        shifts[ax] = shifts.get(ax, 0) + int(s)
-    for ax, s in sorted(shifts.items()):
-        n = _shape(a)[ax]
-        if n and s % n:
-            a = _take_static(a, ax, (np.arange(n) - s) % n)
+    flat, steps, restore = _planned(
+        _roll_plan, _shape(a), tuple(shift) if type(shift) is list else shift,
+        tuple(axis) if type(axis) is list else axis)
+    if flat is not None:
+        a = structural.reshape(a, new_sizes=flat)
+    # the operations structural.rev, slice and concatenate with their settings normalised
+    for ax, tail, head in steps:
+        if tail is None:
+            a = structural.rev_p.bind(a, dimensions=(ax,))
+        else:
+            a = structural.concatenate_p.bind(
+                structural.slice_p.bind(a, start_indices=tail[0], limit_indices=tail[1],
+                                        strides=None),
+                structural.slice_p.bind(a, start_indices=head[0], limit_indices=head[1],
+                                        strides=None),
+                dimension=ax)
+    if restore is not None:
+        a = structural.reshape(a, new_sizes=restore)
     return a
 
 
@@ -176,5 +266,5 @@ __all__ = ["tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90"]
 # _shape's helpers and functions, imported last: _shape re-exports this module's
 # functions at its end, so either module may be imported first.
 from funcdiff.numpy._shape import (  # noqa: E402
-    _INDEX_DTYPE, _arr, _axes, _axis, _int, _shape, _take_static, ravel, reshape,
-    transpose)
+    _INDEX_DTYPE, _arr, _axes, _axis, _int, _shape, transpose)
+from funcdiff.numpy._joining import _operand  # noqa: E402
