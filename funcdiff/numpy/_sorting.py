@@ -18,10 +18,27 @@ import numpy as np
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.primitives import cumulative, indexing, reductions, sorting, structural
+from funcdiff.primitives import cumulative, gradient_control, indexing, reductions, sorting
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import structural
 
 _NoValue = object()  # numpy's sentinel for "argument not given" (None is a value)
+_INT64 = np.dtype(np.int64)
+
+
+def _plain(a) -> bool:
+    """True for a tracer or a real (or boolean) numpy array: ``_util.asarray`` would
+    return it unchanged, so the common case may skip the argument normalisation."""
+    return isinstance(a, Tracer) or (type(a) is np.ndarray and a.dtype.kind in "biuf")
+
+
+def _fast_axis(a, axis):
+    """``axis`` normalised when it is a plain int in range of a non-0-d ``a``, else None
+    (the general path then handles ``axis=None``, other types and the errors)."""
+    ndim = a.ndim
+    if type(axis) is int and -ndim <= axis < ndim:
+        return axis % ndim
+    return None
 
 
 def _shape(x) -> tuple[int, ...]:
@@ -52,6 +69,11 @@ def _prepare_axis(name: str, a, axis):
 
 
 def _cumulative(name: str, prim_op, a, axis, dtype, out):
+    if dtype is None and out is None and _plain(a) and _accumulator_dtype(a.dtype) is a.dtype:
+        # the common case: no cast, a 1-D array with axis=None or an int axis in range
+        fast = 0 if axis is None and a.ndim == 1 else _fast_axis(a, axis)
+        if fast is not None:
+            return prim_op(a, axis=fast, reverse=False)
     _util.reject(name, out=out)
     a = _util.asarray(a, name)
     a, axis = _prepare_axis(name, a, axis)
@@ -226,6 +248,10 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     array([[1., 3.],
            [0., 2.]])
     """
+    if order is None and _plain(a):
+        fast = _fast_axis(a, axis)
+        if fast is not None:
+            return sorting.sort_p.bind(a, dimension=fast, num_keys=1)[0]
     _util.reject("sort", order=order)
     a = _util.asarray(a, "sort")
     if axis is None:
@@ -244,13 +270,26 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     >>> fnp.argsort(np.array([3., 1., 2.]))
     array([1, 2, 0])
     """
+    if order is None and _plain(a):
+        fast = _fast_axis(a, axis)
+        if fast is not None:
+            return _argsort(a, fast)
     _util.reject("argsort", order=order)
     a = _util.asarray(a, "argsort")
     if axis is None or len(_shape(a)) == 0:
         if axis is not None:
             _util.normalize_axis(axis, 1, "argsort")
         a, axis = _ravel(a), 0
-    return sorting.argsort(a, _util.normalize_axis(axis, len(_shape(a)), "argsort"))
+    return _argsort(a, _util.normalize_axis(axis, len(_shape(a)), "argsort"))
+
+
+def _argsort(a, axis: int):
+    """``sorting.argsort`` for an already normalised ``axis``: the same three binds
+    (an iota, ``a`` through stop_gradient, one sort of both) without re-checking
+    the axis and without stop_gradient's pytree walk over a single array."""
+    iota = ew.iota_p.bind(dtype=_INT64, shape=get_aval(a).shape, dimension=axis)
+    return sorting.sort_p.bind(gradient_control.stop_gradient_p.bind(a), iota,
+                               dimension=axis, num_keys=1)[1]
 
 
 def _less_nan_last(x, y):
