@@ -3,13 +3,16 @@
 A triangle keeps or zeroes elements with a constant mask (one ``select``). A
 diagonal is a strided slice of its two axes flattened into one: the diagonal
 of an ``n x m`` block is every ``(m + 1)``-th element. ``diag`` builds a matrix
-by padding the diagonal, broadcasting it and masking the rest. All are linear,
-so they differentiate and batch with no rule of their own.
+with one ``select`` of a constant mask, whose broadcasting spreads the diagonal
+along the rows (padded with ``|k|`` zeros first when ``k != 0``). All are
+linear, so they differentiate and batch with no rule of their own. The plans
+(masks, permutations, slice bounds) depend on shapes only and are cached.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import Any
 
@@ -74,38 +77,60 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     >>> fnp.diagonal(np.arange(9.).reshape(3, 3), 1)
     array([1., 5.])
     """
-    name = _fname("diagonal")
     a = _array("diagonal", a)
     shape = _shape(a)
     if len(shape) < 2:
-        raise ShapeError(f"{name} needs an array of at least 2 dimensions, got shape {shape}")
-    offset = operator.index(concrete_value(offset, name))
+        raise ShapeError(f"{_fname('diagonal')} needs an array of at least 2 dimensions, got "
+                         f"shape {shape}")
+    if type(offset) is not int or type(axis1) is not int or type(axis2) is not int:
+        name = _fname("diagonal")  # tracers, numpy integers, bools: plain ints first
+        offset = operator.index(concrete_value(offset, name))
+        axis1 = _util.normalize_axis(axis1, len(shape), name)
+        axis2 = _util.normalize_axis(axis2, len(shape), name)
+    return _strided_diagonal(a, shape, offset, axis1, axis2)
+
+
+def _strided_diagonal(a, shape: tuple, offset: int, axis1: int, axis2: int):
+    """``diagonal`` of the array ``a`` of ``shape`` (rank >= 2) for int arguments."""
+    perm, flat_sizes, starts, limits, strides = _diagonal_plan(shape, offset, axis1, axis2)
+    if perm is not None:
+        a = structural.transpose(a, permutation=perm)
+    flat = structural.reshape(a, new_sizes=flat_sizes)
+    return structural.slice_p.bind(flat, start_indices=starts, limit_indices=limits,
+                                   strides=strides)
+
+
+@functools.lru_cache(maxsize=256)
+def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple:
+    """The binds of ``diagonal`` for static ``shape``/``offset``/axes: the permutation
+    moving the two axes last (None when they already are), the flattened sizes, and
+    the strided slice's bounds (strides None when they are all one, as ``slice``
+    canonicalises them)."""
+    name = _fname("diagonal")
     ax1, ax2 = _util.normalize_axis(axis1, len(shape), name), \
         _util.normalize_axis(axis2, len(shape), name)
     if ax1 == ax2:
         raise AxisError(f"{name} needs two different axes, got axis1={axis1}, axis2={axis2}")
     rest = [i for i in range(len(shape)) if i not in (ax1, ax2)]
     perm = tuple(rest) + (ax1, ax2)
-    if perm != tuple(range(len(shape))):
-        a = structural.transpose(a, permutation=perm)
     n, m = shape[ax1], shape[ax2]
     lead = tuple(shape[i] for i in rest)
     count = builtins.max(0, builtins.min(n, m - offset) if offset >= 0
                          else builtins.min(n + offset, m))
-    flat = structural.reshape(a, new_sizes=lead + (n * m,))
     begin = (offset if offset >= 0 else -offset * m) if count else 0
     end = begin + (count - 1) * (m + 1) + 1 if count else 0
-    return structural.slice(flat, start_indices=(0,) * len(lead) + (begin,),
-                            limit_indices=lead + (end,),
-                            strides=(1,) * len(lead) + (m + 1,))
+    strides = (1,) * len(lead) + (m + 1,)
+    return (None if perm == tuple(range(len(shape))) else perm, lead + (n * m,),
+            (0,) * len(lead) + (begin,), lead + (end,),
+            None if builtins.all(s == 1 for s in strides) else strides)
 
 
 def diag(v, k=0):
     """Extract a diagonal of a 2-d array, or build a 2-d array from a 1-d diagonal.
 
-    Like ``numpy.diag``. Building pads ``v``, broadcasts it along the rows (or
-    columns) and keeps the ``k``-th diagonal with a constant mask, so the
-    result is differentiable in ``v``.
+    Like ``numpy.diag``. Building is one ``select`` of a constant mask: ``v``
+    (padded with ``|k|`` zeros at its start for ``k > 0``, at its end for
+    ``k < 0``) broadcasts along the rows, so the result is linear in ``v``.
 
     Raises:
       ShapeError: if ``v`` is not 1-d or 2-d.
@@ -116,17 +141,31 @@ def diag(v, k=0):
            [0., 2.]])
     """
     v = _array("diag", v)
-    k = operator.index(concrete_value(k, _fname("diag")))
+    if type(k) is not int:
+        k = operator.index(concrete_value(k, _fname("diag")))
     shape = _shape(v)
     if len(shape) == 2:
-        return diagonal(v, k)
+        return _strided_diagonal(v, shape, k, 0, 1)
     if len(shape) != 1:
         raise ShapeError(f"{_fname('diag')} needs a 1-d or 2-d input, got shape {shape}")
-    n = shape[0] + builtins.abs(k)
-    padded = structural.pad(v, _c(v, 0), padding_config=((0, builtins.abs(k), 0),))
-    spread = structural.broadcast_in_dim(padded, shape=(n, n),
-                                         broadcast_dimensions=(0,) if k >= 0 else (1,))
-    return ew.select(np.eye(n, k=k, dtype=bool), spread, _c(v, 0))
+    zero = _c(v, 0)
+    if k:  # column j of the result holds v[j - k] (k > 0) or v[j] (k < 0)
+        v = structural.pad_p.bind(v, zero, padding_config=((builtins.max(k, 0),
+                                                            builtins.max(-k, 0), 0),))
+    return ew.select(_diag_mask(shape[0] + builtins.abs(k), k), v, zero)
+
+
+def _diag_mask(n: int, k: int) -> np.ndarray:
+    """The constant ``n x n`` boolean mask of the ``k``-th diagonal; small ones are
+    cached (building a large one costs little next to the select it feeds)."""
+    return _small_diag_mask(n, k) if n <= 256 else np.eye(n, k=k, dtype=bool)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_diag_mask(n: int, k: int) -> np.ndarray:
+    mask = np.eye(n, k=k, dtype=bool)
+    mask.flags.writeable = False  # shared by every call
+    return mask
 
 
 def diagflat(v, k=0):
