@@ -38,6 +38,16 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     >>> s.take(np.array([[1, 2], [3, 4]]), [-1, 0])
     array([4, 1])
     """
+    if (out is None and type(indices) is np.ndarray and indices.dtype == _INDEX_DTYPE
+            and (type(a) is np.ndarray and a.dtype.kind in "biuf" or isinstance(a, Tracer))
+            and mode in ("raise", "wrap", "clip")):
+        # the common case: concrete int64 indices, all in range (so no mode changes them)
+        shape = a.shape
+        if axis is None and len(shape) == 1:
+            axis = 0
+        if type(axis) is int and -len(shape) <= axis < len(shape) and _within(
+                indices, shape[axis]):
+            return indexing.gather(a, indices, axis=axis % len(shape))
     _util.reject("take", out=out)
     if mode not in ("raise", "wrap", "clip"):
         raise InvalidArgumentError(f"funcdiff.numpy.take: mode must be 'raise', 'wrap' or "
@@ -52,6 +62,16 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     indices = _util.asarray(indices, "take")
     indices = _normalize_index_array("take", indices, shape[axis], mode)
     return indexing.gather(a, indices, axis=axis)
+
+
+def _within(indices: np.ndarray, size: int) -> bool:
+    """True when every one of the concrete ``indices`` lies in ``[0, size)``, so none
+    needs wrapping, clipping or an error. A few indices are checked in Python,
+    which is cheaper than two numpy reductions."""
+    if indices.size <= 32:
+        values = indices.ravel().tolist()
+        return not values or (min(values) >= 0 and max(values) < size)
+    return bool(indices.min() >= 0 and indices.max() < size)
 
 
 def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
