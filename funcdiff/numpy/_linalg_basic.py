@@ -24,6 +24,7 @@ from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
 from funcdiff.numpy._contraction import (_arrange, _bool_in, _bool_out, _contract_pair,
                                          _diagonal_last, _reshape, _shape)
+from funcdiff.numpy._diagonals import _strided_diagonal
 from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
     EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
@@ -320,7 +321,6 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
             and (isinstance(a, Tracer) or type(a) is np.ndarray and a.dtype.kind in "iuf")
             and len(a.shape) == 2 and _sum_dtype(a.dtype) is a.dtype):
         # the common case, a matrix summed in its own dtype: diagonal's cached plan
-        from funcdiff.numpy._diagonals import _strided_diagonal
         return reductions.reduce_sum(_strided_diagonal(a, a.shape, offset, 0, 1), axes=(0,))
     _util.reject("trace", out=out)
     a = _util.asarray(a, "trace")

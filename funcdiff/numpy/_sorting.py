@@ -18,12 +18,11 @@ import numpy as np
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.primitives import cumulative, gradient_control, indexing, reductions, sorting
+from funcdiff.primitives import cumulative, indexing, reductions, sorting
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 
 _NoValue = object()  # numpy's sentinel for "argument not given" (None is a value)
-_INT64 = np.dtype(np.int64)
 
 
 def _plain(a) -> bool:
@@ -273,23 +272,14 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if order is None and _plain(a):
         fast = _fast_axis(a, axis)
         if fast is not None:
-            return _argsort(a, fast)
+            return sorting.argsort(a, fast)
     _util.reject("argsort", order=order)
     a = _util.asarray(a, "argsort")
     if axis is None or len(_shape(a)) == 0:
         if axis is not None:
             _util.normalize_axis(axis, 1, "argsort")
         a, axis = _ravel(a), 0
-    return _argsort(a, _util.normalize_axis(axis, len(_shape(a)), "argsort"))
-
-
-def _argsort(a, axis: int):
-    """``sorting.argsort`` for an already normalised ``axis``: the same three binds
-    (an iota, ``a`` through stop_gradient, one sort of both) without re-checking
-    the axis and without stop_gradient's pytree walk over a single array."""
-    iota = ew.iota_p.bind(dtype=_INT64, shape=get_aval(a).shape, dimension=axis)
-    return sorting.sort_p.bind(gradient_control.stop_gradient_p.bind(a), iota,
-                               dimension=axis, num_keys=1)[1]
+    return sorting.argsort(a, _util.normalize_axis(axis, len(_shape(a)), "argsort"))
 
 
 def _less_nan_last(x, y):

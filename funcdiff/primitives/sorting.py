@@ -162,8 +162,12 @@ def argsort(x, axis=-1, index_dtype=np.dtype(np.int64)):
     array([1, 2, 0])
     """
     axis = _normalize_axis("argsort", x, axis)
-    iota = elementwise.iota(index_dtype, get_aval(x).shape, axis)
-    return sort_p.bind(gradient_control.stop_gradient(x), iota, dimension=axis, num_keys=1)[1]
+    # the primitives bound directly: the shape and axis are known valid, and x is one
+    # array (no pytree walk of stop_gradient)
+    iota = elementwise.iota_p.bind(dtype=np.dtype(index_dtype), shape=get_aval(x).shape,
+                                   dimension=axis)
+    return sort_p.bind(gradient_control.stop_gradient_p.bind(x), iota, dimension=axis,
+                       num_keys=1)[1]
 
 
 __all__ = ["sort_p", "sort", "sort_together", "argsort"]
