@@ -124,3 +124,72 @@ def test_transpose_reverses_axes_like_numpy(shape, dtype):
 def test_transpose_under_transforms():
     _transforms_agree(fnp.transpose, RNG.standard_normal((2, 3, 4)))
     _transforms_agree(fnp.transpose, RNG.standard_normal(5))
+
+
+# ---------------------------------------------------------------------------
+# Reductions: planned once per (axis, shape); var/std skip re-expanding the mean
+# when the reduced axes lead (numpy broadcasting restores them)
+
+
+# axis given as a Python int or None (planned and cached) and the same axes in a
+# form taking the general route (a list or numpy integers)
+REDUCTION_AXES = [
+    ((8, 8), None, [0, 1]),
+    ((8, 8), 0, [0]),
+    ((8, 8), 1, [np.int64(1)]),
+    ((8, 8), -1, [-1]),
+    ((2, 3, 4), 0, (np.int64(0),)),
+    ((2, 3, 4), 1, [1]),
+    ((2, 3, 4), (0, 1), [0, 1]),
+    ((2, 3, 4), (2, 0), [0, 2]),
+    ((2, 3, 4), (1, 2), [2, 1]),
+    ((5,), None, [0]),
+    ((5,), 0, (0,)),
+]
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_])
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+@pytest.mark.parametrize("row", REDUCTION_AXES, ids=[f"{r[0]}-{r[1]}" for r in REDUCTION_AXES])
+def test_reduction_plans_match_numpy_and_general_path(row, name, dtype, keepdims):
+    shape, fast, general = row
+    x = (RNG.standard_normal(shape) * 3).astype(dtype)
+    expected = getattr(np, name)(x, axis=fast, keepdims=keepdims)
+    for _ in range(2):  # the second call is answered by the plan cache
+        _assert_same(expected, getattr(fnp, name)(x, axis=fast, keepdims=keepdims), f"{fast}")
+        _assert_same(expected, getattr(fnp, name)(x, axis=general, keepdims=keepdims),
+                     f"{general}")
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_ddof_and_empty_axes(name):
+    x = RNG.standard_normal((3, 4))
+    for axis in (None, 0, 1, ()):
+        for ddof in (0, 1) if axis != () else (0,):
+            _assert_same(getattr(np, name)(x, axis=axis, ddof=ddof),
+                         getattr(fnp, name)(x, axis=axis, ddof=ddof), f"{axis} {ddof}")
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+def test_reduction_axis_errors_are_raised_every_time(name):
+    x = np.ones((2, 3))
+    for _ in range(2):
+        with pytest.raises(AxisError, match="out of bounds"):
+            getattr(fnp, name)(x, axis=2)
+        # a float equal to a valid axis must not be answered from the cache of the int
+        getattr(fnp, name)(x, axis=1)
+        with pytest.raises(AxisError, match="needs integer axes"):
+            getattr(fnp, name)(x, axis=1.0)
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+def test_reductions_under_transforms(name, axis):
+    x = RNG.standard_normal((3, 4, 2)) + 2.0
+    _transforms_agree(lambda y: getattr(fnp, name)(y, axis=axis), x)
+    _transforms_agree(lambda y: getattr(fnp, name)(y, axis=axis, keepdims=True), x)
+    # hessian of a full variance: 2/n (I - 1/n)
+    n = x.size
+    h = fd.hessian(lambda y: fnp.var(y))(x.ravel())
+    np.testing.assert_allclose(h, 2 / n * (np.eye(n) - 1 / n), atol=1e-12)

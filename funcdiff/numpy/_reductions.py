@@ -65,6 +65,28 @@ def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
     return (_axis(name, axis, ndim),)
 
 
+def _plan(name: str, axis: Any, shape: tuple[int, ...]) -> tuple:
+    """``(axes, count, centre_dims)`` of a reduction of an array of ``shape`` over ``axis``.
+
+    ``count`` is the number of elements reduced into each result; ``centre_dims``
+    are the axes to restore on a reduced result before it broadcasts against the
+    input (None when the reduced axes lead, so numpy broadcasting restores them).
+    Planned once per (axis, shape) for the common axis=None or a Python int.
+    """
+    if axis is None or type(axis) is int:
+        return _static_plan(name, axis, shape)
+    return _make_plan(name, axis, shape)
+
+
+def _make_plan(name: str, axis: Any, shape: tuple[int, ...]) -> tuple:
+    axes = _axes(name, axis, len(shape))
+    leading = axes == _all_axes(len(axes))
+    return axes, _count(shape, axes), None if leading else axes
+
+
+_static_plan = functools.lru_cache(maxsize=1024)(_make_plan)  # bounded: shapes come from users
+
+
 def _finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     if keepdims and axes:
         return structural.expand_dims(out, dimensions=axes)
@@ -185,10 +207,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
         work, result = _F32, _F16
     else:
         work = result = a.dtype
-    axes = _axes("mean", axis, a.ndim)
+    axes, count, _ = _plan("mean", axis, _shape(a))
     a = _cast(a, work)
     total = reductions.reduce_sum(a, axes=axes) if axes else a
-    return _finish(_divide_count(total, _count(_shape(a), axes), result), axes, keepdims)
+    return _finish(_divide_count(total, count, result), axes, keepdims)
 
 
 def _var(name, a, axis, dtype, ddof, keepdims, mean_, correction):
@@ -205,11 +227,12 @@ def _var(name, a, axis, dtype, ddof, keepdims, mean_, correction):
     else:
         work = _F64 if a.dtype.kind in "biu" else a.dtype
     a = _cast(a, work)
-    axes = _axes(name, axis, a.ndim)
-    n = _count(_shape(a), axes)
+    axes, n, centre_dims = _plan(name, axis, _shape(a))
     if axes:
         centre = ew.div(reductions.reduce_sum(a, axes=axes), _c(a, n))
-        deviation = ew.sub(a, structural.expand_dims(centre, dimensions=axes))
+        if centre_dims is not None:  # sorted, distinct, in range: bind without re-checking
+            centre = structural.expand_dims_p.bind(centre, dimensions=centre_dims)
+        deviation = ew.sub(a, centre)
         squares = ew.mul(deviation, deviation)
         total = reductions.reduce_sum(squares, axes=axes)
     else:
@@ -225,7 +248,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     >>> fnp.var(np.array([1., 2., 3., 4.]), ddof=1)
     np.float64(1.6666666666666667)
     """
-    _reduction_options("var", out, where=where)
+    if out is not None or where is not _NoValue:
+        _reduction_options("var", out, where=where)
     total, axes, count = _var("var", a, axis, dtype, ddof, keepdims, mean, correction)
     return _finish(ew.div(total, _c(total, count)), axes, keepdims)
 
@@ -238,7 +262,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     >>> fnp.std(np.array([1., 3.]))
     np.float64(1.0)
     """
-    _reduction_options("std", out, where=where)
+    if out is not None or where is not _NoValue:
+        _reduction_options("std", out, where=where)
     total, axes, count = _var("std", a, axis, dtype, ddof, keepdims, mean, correction)
     return _finish(ew.sqrt(ew.div(total, _c(total, count))), axes, keepdims)
 
