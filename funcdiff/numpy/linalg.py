@@ -32,6 +32,7 @@ array([[ 0.6, -0.2],
 from __future__ import annotations
 
 import collections
+import functools
 from typing import Any
 
 import numpy as np
@@ -64,8 +65,13 @@ def _qualified(name: str) -> str:
     return name if name.startswith("funcdiff.") else f"funcdiff.numpy.linalg.{name}"
 
 
+_REAL = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes the primitives take
+
+
 def _float(name: str, x: Any) -> Any:
     """``x`` as an array or tracer; integers and booleans become float64."""
+    if (type(x) is np.ndarray or isinstance(x, Tracer)) and x.dtype.kind == "f":
+        return x  # the common case: nothing to convert
     x = _util.asarray(x, _qualified(name))
     if _util.dtype_of(x).kind in "biu":
         x = _util.cast(x, np.dtype(np.float64))
@@ -74,8 +80,16 @@ def _float(name: str, x: Any) -> Any:
 
 def _matrix(name: str, a: Any, square: bool = True) -> Any:
     a = _float(name, a)
-    pl.check_matrix(_qualified(name), get_aval(a), square)
+    _check_matrix(name, get_aval(a), square)
     return a
+
+
+def _check_matrix(name: str, aval: Any, square: bool = True) -> None:
+    """``pl.check_matrix``, whose error message is built only when the check fails."""
+    shape = aval.shape
+    if (aval.dtype not in _REAL or len(shape) < 2
+            or (square and shape[-1] != shape[-2])):
+        pl.check_matrix(_qualified(name), aval, square)
 
 
 def solve_operands(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
@@ -85,19 +99,22 @@ def solve_operands(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
     it is returned as a matrix (..., n, 1) with ``True`` to say so.
     """
     a, b = _float(name, a), _float(name, b)
-    a, b = _util.promote(name, a, b)
-    where = _qualified(name)
-    pl.check_matrix(where, get_aval(a))
-    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if a.dtype != b.dtype:
+        a, b = _util.promote(name, a, b)
+    a_aval = get_aval(a)
+    _check_matrix(name, a_aval)
+    a_shape, b_shape = a_aval.shape, get_aval(b).shape
     if len(b_shape) == 0 or b_shape[-2 if len(b_shape) > 1 else 0] != a_shape[-1]:
         raise SquareMatrixError(
-            f"{where}: the right-hand side b needs {a_shape[-1]} rows (shape (n,) or "
-            f"(..., n, k)) for matrices of shape {a_shape}, but got shape {b_shape}.")
+            f"{_qualified(name)}: the right-hand side b needs {a_shape[-1]} rows (shape (n,) "
+            f"or (..., n, k)) for matrices of shape {a_shape}, but got shape {b_shape}.")
     vector = len(b_shape) == 1
     if vector:
         b_shape = b_shape + (1,)
         b = structural.reshape(b, new_sizes=b_shape)
-    lead = broadcast_shapes(where, a_shape[:-2], b_shape[:-2])
+    if a_shape[:-2] == b_shape[:-2]:  # the common case: nothing to broadcast
+        return a, b, vector
+    lead = broadcast_shapes(_qualified(name), a_shape[:-2], b_shape[:-2])
     return (structural.broadcast_to(a, lead + a_shape[-2:]),
             structural.broadcast_to(b, lead + b_shape[-2:]), vector)
 
@@ -109,7 +126,14 @@ def unvector(x, vector: bool):
 
 def _eye_like(a):
     aval = get_aval(a)
-    return structural.broadcast_to(np.eye(aval.shape[-1], dtype=aval.dtype), aval.shape)
+    return structural.broadcast_to(_eye(aval.shape[-1], aval.dtype), aval.shape)
+
+
+@functools.lru_cache(maxsize=64)  # bounded: one read-only identity per (size, dtype)
+def _eye(n: int, dtype: np.dtype) -> np.ndarray:
+    eye = np.eye(n, dtype=dtype)
+    eye.flags.writeable = False
+    return eye
 
 
 def _static_float(name, what, value):
