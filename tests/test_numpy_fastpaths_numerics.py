@@ -193,3 +193,92 @@ def test_reductions_under_transforms(name, axis):
     n = x.size
     h = fd.hessian(lambda y: fnp.var(y))(x.ravel())
     np.testing.assert_allclose(h, 2 / n * (np.eye(n) - 1 / n), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# linalg: norm's default order binds its primitives directly; solve skips
+# promotion and broadcasting when there is none to do; inv solves with a cached identity
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
+@pytest.mark.parametrize("shape", [(8,), (3, 4), (2, 3, 2), (), (0,), (1,)])
+def test_norm_default_order_matches_numpy(shape, dtype, keepdims):
+    x = (RNG.standard_normal(shape) * 3).astype(dtype)
+    expected = np.linalg.norm(x, keepdims=keepdims)
+    if shape == () and keepdims:  # numpy returns a scalar here, funcdiff a 0-d array
+        expected = np.asarray(expected)
+    _assert_same(expected, fnp.linalg.norm(x, keepdims=keepdims), f"norm {shape}")
+    if len(shape) in (1, 2):  # the same norm through the general route (2-norm / Frobenius)
+        ord_ = 2 if len(shape) == 1 else "fro"
+        _assert_same(expected, fnp.linalg.norm(x, ord=ord_, keepdims=keepdims), f"ord {ord_}")
+
+
+def test_norm_default_order_under_transforms():
+    _transforms_agree(fnp.linalg.norm, RNG.standard_normal(5))
+    _transforms_agree(fnp.linalg.norm, RNG.standard_normal((3, 2)))
+    x = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(fd.grad(fnp.linalg.norm)(x), x / np.linalg.norm(x))
+
+
+# (a's shape, b's shape): vector and matrix right-hand sides, with and without
+# leading axes to broadcast
+SOLVES = [((8, 8), (8,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3, 1)),
+          ((2, 3, 3), (3, 4)), ((1, 3, 3), (2, 3, 2)), ((3, 3), (4, 3, 1))]
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32),
+                                    (np.float32, np.float64), (np.int64, np.float32),
+                                    (np.int32, np.int32)])
+@pytest.mark.parametrize("shapes", SOLVES, ids=[str(s) for s in SOLVES])
+def test_solve_matches_numpy(shapes, dtypes):
+    a_shape, b_shape = shapes
+    a = (RNG.standard_normal(a_shape) + 10 * np.eye(a_shape[-1])).astype(dtypes[0])
+    b = (RNG.standard_normal(b_shape) * 3).astype(dtypes[1])
+    expected = np.linalg.solve(a, b)
+    if expected.dtype == np.float32:  # numpy solves float32 in float32, as funcdiff does
+        np.testing.assert_allclose(fnp.linalg.solve(a, b), expected, rtol=1e-4)
+        assert fnp.linalg.solve(a, b).dtype == np.float32
+    else:
+        _assert_same(expected, fnp.linalg.solve(a, b), f"{shapes} {dtypes}")
+
+
+def test_solve_errors_name_the_function():
+    from funcdiff.numpy.linalg import SquareMatrixError
+    from funcdiff.errors import DTypeError
+    with pytest.raises(SquareMatrixError, match=r"linalg.solve: the right-hand side b needs 3"):
+        fnp.linalg.solve(np.eye(3), np.ones(2))
+    with pytest.raises(SquareMatrixError, match=r"linalg.solve needs square matrices"):
+        fnp.linalg.solve(np.ones((3, 2)), np.ones(3))
+    with pytest.raises(SquareMatrixError, match=r"linalg.solve needs an array of at least 2"):
+        fnp.linalg.solve(np.ones(3), np.ones(3))
+    with pytest.raises(DTypeError, match=r"linalg.solve needs float32 or float64"):
+        fnp.linalg.solve(np.eye(3, dtype=np.float16), np.ones(3, np.float16))
+    with pytest.raises(Exception, match=r"linalg.solve"):
+        fnp.linalg.solve(np.ones((2, 3, 3)), np.ones((4, 3, 1)))
+
+
+def test_solve_and_inv_under_transforms():
+    a = RNG.standard_normal((3, 3)) + 4 * np.eye(3)
+    b = RNG.standard_normal(3)
+    _transforms_agree(lambda m: fnp.linalg.solve(m, b), a)
+    _transforms_agree(lambda y: fnp.linalg.solve(a, y), b)
+    _transforms_agree(fnp.linalg.inv, a)
+    ainv = np.linalg.inv(a)
+    np.testing.assert_allclose(fd.jacrev(fnp.linalg.inv)(a),
+                               -np.einsum("ik,lj->ijkl", ainv, ainv), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (1, 1)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_inv_matches_numpy_and_returns_fresh_arrays(shape, dtype):
+    a = (RNG.standard_normal(shape) + 3 * np.eye(shape[-1])).astype(dtype)
+    expected = np.linalg.inv(a)
+    for _ in range(2):  # the second call solves with the cached identity
+        out = fnp.linalg.inv(a)
+        assert out.dtype == expected.dtype
+        np.testing.assert_allclose(out, expected, rtol=1e-4 if dtype == np.float32 else 1e-10)
+        assert out.flags.writeable
+        out[...] = 0  # writing to a result must not touch the identity later calls use
+    np.testing.assert_allclose(fnp.linalg.inv(np.eye(shape[-1], dtype=dtype) * 2),
+                               np.eye(shape[-1]) / 2)

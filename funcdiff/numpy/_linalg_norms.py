@@ -9,6 +9,7 @@ orders 2, -2 and 'nuc' through the singular values), and ``cond`` as
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -18,6 +19,8 @@ from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
 from funcdiff.numpy.linalg import LinAlgArgumentError, _float, _matrix, _static_float, inv
+from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import reductions, structural
 
 
 # ---------------------------------------------------------------------------
@@ -94,11 +97,16 @@ def norm(x, ord=None, axis=None, keepdims=False):
     6.0
     """
     x = _float("norm", x)
-    nd = len(get_aval(x).shape)
+    shape = get_aval(x).shape
+    nd = len(shape)
     if axis is None:
         if ord is None:
-            flat = fnp.ravel(x)
-            out = fnp.sqrt(fnp.sum(fnp.multiply(flat, flat)))
+            if x.dtype.kind == "f":  # what ravel, multiply, sum and sqrt bind here, directly
+                flat = x if nd == 1 else structural.reshape(x, new_sizes=(math.prod(shape),))
+                out = ew.sqrt(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
+            else:
+                flat = fnp.ravel(x)
+                out = fnp.sqrt(fnp.sum(fnp.multiply(flat, flat)))
             return fnp.reshape(out, (1,) * nd) if keepdims else out
         if nd not in (1, 2):
             raise LinAlgArgumentError(
