@@ -282,3 +282,30 @@ def test_inv_matches_numpy_and_returns_fresh_arrays(shape, dtype):
         out[...] = 0  # writing to a result must not touch the identity later calls use
     np.testing.assert_allclose(fnp.linalg.inv(np.eye(shape[-1], dtype=dtype) * 2),
                                np.eye(shape[-1]) / 2)
+
+
+# ---------------------------------------------------------------------------
+# outer: operands flattened with at most one reshape each, then one mul (and_ for bool)
+
+
+OUTERS = [((8,), (8,)), ((3,), (4,)), ((2, 3), (4,)), ((3,), (2, 2)), ((), (3,)), ((0,), (2,))]
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32),
+                                    (np.float32, np.float64), (np.int8, np.int64),
+                                    (np.bool_, np.bool_), (np.bool_, np.int32)])
+@pytest.mark.parametrize("shapes", OUTERS, ids=[str(s) for s in OUTERS])
+def test_outer_matches_numpy(shapes, dtypes):
+    a = (RNG.standard_normal(shapes[0]) * 3).astype(dtypes[0])
+    b = (RNG.standard_normal(shapes[1]) * 3).astype(dtypes[1])
+    _assert_same(np.outer(a, b), fnp.outer(a, b), f"{shapes} {dtypes}")
+    _assert_same(np.outer(a, 2.5), fnp.outer(a, 2.5), "Python scalar b")
+
+
+def test_outer_rejects_out_and_agrees_under_transforms():
+    from funcdiff.errors import UnsupportedNumpyError
+    v = RNG.standard_normal(3)
+    with pytest.raises(UnsupportedNumpyError, match="outer does not support the argument out"):
+        fnp.outer(v, v, out=np.empty((3, 3)))
+    _transforms_agree(lambda y: fnp.outer(y, v), v)
+    _transforms_agree(lambda y: fnp.outer(y, y), RNG.standard_normal((2, 2)))

@@ -144,11 +144,13 @@ def outer(a, b, out=None):
     array([[  1.,  10., 100.],
            [  2.,  20., 200.]])
     """
-    _util.reject("outer", out=out)
-    a, b = _prepare("outer", a, b)
-    a = _reshape(a, (get_aval(a).size, 1))
-    b = _reshape(b, (get_aval(b).size,))
-    if _util.dtype_of(a) == np.bool_:
+    if out is not None:
+        _util.reject("outer", out=out)
+    a, b = _prepare("outer", a, b)  # numpy arrays or tracers, which know their size
+    a = _reshape(a, (a.size, 1))
+    if b.ndim != 1:
+        b = structural.reshape(b, new_sizes=(b.size,))
+    if a.dtype.kind == "b":
         return ew.and_(a, b)
     return ew.mul(a, b)
 
