@@ -376,6 +376,24 @@ def test_gradients_are_the_known_formulas():
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: la.norm(x), lambda x: la.norm(x, ord=3), lambda x: la.norm(x, ord=1),
+    lambda x: fnp.sum(la.norm(fnp.reshape(x, (2, 2)), axis=0)),
+    lambda x: la.norm(fnp.reshape(x, (2, 2)), ord="fro"),
+    lambda x: la.norm(fnp.reshape(x, (2, 2)), keepdims=True)[0, 0]],
+    ids=["2", "3", "1", "axis", "fro", "keepdims"])
+def test_norm_gradient_at_zero_is_the_zero_subgradient(call):
+    zero = np.zeros(4)
+    for g in (fd.grad(call), fd.jit(fd.grad(call)), fd.jacfwd(call)):
+        np.testing.assert_array_equal(g(zero), zero)   # not NaN (x / |x| is 0/0 there)
+    # elsewhere the usual gradient, and NaN or inf inputs still show in the value
+    x = np.array([3.0, -4.0, 0.5, 1.0])
+    check_grads(call, (x,), order=2, modes=("fwd", "rev"))
+    assert np.isnan(call(np.array([np.nan, 1.0, 0.0, 0.0])))
+    assert call(np.array([np.inf, 1.0, 0.0, 0.0])) == np.inf
+    assert call(np.ones(4, np.float32)).dtype == np.float32
+
+
 def test_eigenvalue_gradient_finite_at_repeated_eigenvalues():
     # Eigenvalue derivatives never divide by gaps: finite at the identity (the unused
     # eigenvector derivative divides by the zero gaps, hence errstate).
