@@ -7,22 +7,24 @@ within one operand become diagonals, labels no other operand or the output
 needs are summed first, and the operands are then contracted two at a time in
 a greedy order (as opt_einsum's greedy path: the pair whose product is
 smallest relative to its inputs, preferring pairs that share a label), each
-pair one ``dot_general`` through ``_contraction``.
+pair one ``dot_general`` through ``_contraction``. All of this is decided from
+static data, so it is planned once per call signature into a cached program
+(``_einsum_program``) that each call merely runs.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import Any
 
 import numpy as np
 
+from funcdiff import dtypes
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._contraction import (_arrange, _bool_in, _bool_out, _contract_pair,
-                                         _diagonal_last, _label_sizes, _shape, _squeeze_labels,
-                                         _sum_labels)
+from funcdiff.numpy._contraction import (_NONZERO, _arrange_plan, _diagonal_plan, _label_sizes,
+                                         _pair_plan, _squeeze_plan, _sum_plan)
+from funcdiff.primitives import elementwise as ew
 
 
 class EinsumSubscriptError(FunctionalDiffError, ValueError):
@@ -140,40 +142,123 @@ def _parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[list[tuple],
     return tuple(in_labels), out
 
 
-def _take_diagonals(x, labels: tuple) -> tuple[Any, tuple]:
-    """Collapse repeated labels of one operand onto their diagonal (``ii`` -> ``i``)."""
+def _take_diagonals(shape: tuple, labels: tuple) -> tuple[tuple, tuple, tuple]:
+    """Steps collapsing repeated labels of one operand onto their diagonal
+    (``ii`` -> ``i``), and the shape and labels left."""
+    steps: tuple = ()
     while len(set(labels)) != len(labels):
         p = next(i for i, l in enumerate(labels) if labels.index(l) != i)
         q = labels.index(labels[p])  # first occurrence: q < p
-        shape = _shape(x)
         if shape[p] != shape[q]:
             raise ShapeError(f"einsum: the repeated subscript {chr(labels[p])!r} labels axes of "
                              f"sizes {shape[q]} and {shape[p]} in an operand of shape {shape}; "
                              "a diagonal needs equal sizes")
-        x = _diagonal_last(x, 0, q, p)
+        diagonal, shape = _diagonal_plan(shape, 0, q, p)
+        steps += diagonal
         labels = tuple(l for i, l in enumerate(labels) if i not in (p, q)) + (labels[p],)
-    return x, labels
+    return steps, shape, labels
 
 
-def _pick_pair(ops: list, out_labels: tuple, sizes: dict) -> tuple[int, int]:
+def _pick_pair(labels: list, out_labels: tuple, sizes: dict) -> tuple[int, int]:
     """Greedy order: the pair whose product is smallest relative to its inputs,
     preferring pairs that share a label (as opt_einsum's greedy path does)."""
-    if len(ops) == 2:
+    if len(labels) == 2:
         return 0, 1
 
-    def size(labels):
-        return math.prod(sizes[l] for l in labels)
+    def size(ls):
+        return math.prod(sizes[l] for l in ls)
 
     best = None
-    for i in range(len(ops)):
-        for j in range(i + 1, len(ops)):
-            li, lj = set(ops[i][1]), set(ops[j][1])
-            others = set(out_labels).union(*[set(o[1]) for k, o in enumerate(ops)
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            li, lj = set(labels[i]), set(labels[j])
+            others = set(out_labels).union(*[set(o) for k, o in enumerate(labels)
                                              if k not in (i, j)])
             key = (not (li & lj), size((li | lj) & others) - size(li) - size(lj), i, j)
             if best is None or key < best:
                 best = key
     return best[2], best[3]
+
+
+# ---------------------------------------------------------------------------
+# The program of one einsum call signature
+#
+# Every decision einsum makes (promotion, diagonals, squeezes, sums, the
+# contraction order, the final layout) depends only on the subscripts, the
+# operands' shapes and dtypes and the dtype/casting settings, so it is planned
+# once per signature into a straight-line program over operand slots and
+# cached; a call only checks its arguments and runs the program. Each
+# instruction is (operation, slot, second slot or None, params); a binary
+# operation leaves its result in the first slot.
+
+
+@functools.lru_cache(maxsize=256)
+def _einsum_program(subscripts: str, shapes: tuple, in_dtypes: tuple, dtype, casting) -> tuple:
+    """The instructions computing einsum, in the order the operations bind, and
+    the slot holding the result. Raises the errors of malformed calls."""
+    program: list = []
+    if dtype is not None:
+        for d in in_dtypes:
+            if not np.can_cast(d, dtype, casting=casting):
+                raise DTypeError(f"einsum cannot cast an operand of dtype {d} "
+                                 f"to dtype={dtype} under casting={casting!r}; pass "
+                                 "casting='same_kind' (or 'unsafe') to allow it.")
+    else:
+        dtype = dtypes.result_type(*in_dtypes)
+    for k, d in enumerate(in_dtypes):
+        if d != dtype:
+            program.append((ew.convert_element_type, k, None, {"new_dtype": dtype}))
+    in_labels, out_labels = _parse_einsum(subscripts, tuple(len(s) for s in shapes))
+    sizes = _label_sizes(f"einsum {subscripts!r}", list(zip(shapes, in_labels)))
+    out_shape = tuple(sizes[l] for l in out_labels)
+    was_bool = bool(shapes) and dtype == np.bool_
+    if was_bool:
+        program += [(ew.convert_element_type, k, None, {"new_dtype": np.dtype(np.int64)})
+                    for k in range(len(shapes))]
+
+    def emit(slot, steps):
+        program.extend((op, slot, None, params) for op, params in steps)
+
+    ops = []  # (slot, shape, labels) of the operands still to combine
+    for k, (shape, labels) in enumerate(zip(shapes, in_labels)):
+        steps, shape, labels = _take_diagonals(shape, labels)
+        emit(k, steps)
+        ops.append((k, shape, labels))
+    # Squeeze broadcast size-1 axes, then sum labels nobody else needs.
+    for n, (k, shape, labels) in enumerate(ops):
+        steps, shape, labels = _squeeze_plan(shape, labels, sizes)
+        emit(k, steps)
+        ops[n] = (k, shape, labels)
+    for n, (k, shape, labels) in enumerate(ops):
+        elsewhere = set(out_labels).union(*[set(o[2]) for i, o in enumerate(ops) if i != n])
+        steps, shape, labels = _sum_plan(shape, labels, {l for l in labels if l not in elsewhere})
+        emit(k, steps)
+        ops[n] = (k, shape, labels)
+    while len(ops) > 1:
+        i, j = _pick_pair([o[2] for o in ops], out_labels, sizes)
+        rest = [o for n, o in enumerate(ops) if n not in (i, j)]
+        keep = tuple(out_labels) + tuple(l for o in rest for l in o[2] if l not in out_labels)
+        (x_slot, x_shape, x_labels), (y_slot, y_shape, y_labels) = ops[i], ops[j]
+        x_steps, y_steps, product, params, shape, labels = _pair_plan(
+            x_shape, x_labels, y_shape, y_labels, keep)
+        emit(x_slot, x_steps)
+        emit(y_slot, y_steps)
+        program.append((product, x_slot, y_slot, params))
+        ops = rest + [(x_slot, shape, labels)]
+    slot, shape, labels = ops[0]
+    steps, shape, labels = _sum_plan(shape, labels, {l for l in labels if l not in out_labels})
+    emit(slot, steps)
+    emit(slot, _arrange_plan(shape, labels, out_labels, out_shape))
+    if was_bool:
+        emit(slot, (_NONZERO,))
+    return tuple(program), slot
+
+
+def _run_program(program: tuple, slot: int, arrays: list):
+    """Run an ``_einsum_program`` on the operands (``arrays`` is overwritten)."""
+    for op, i, j, params in program:
+        arrays[i] = op(arrays[i], **params) if j is None else op(arrays[i], arrays[j], **params)
+    return arrays[slot]
 
 
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
@@ -209,40 +294,19 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     """
     _util.reject("einsum", out=out)
     subscripts, arrays = _einsum_operands(operands)
-    arrays = [_util.asarray(a, "einsum") for a in arrays]
+    arrays = [a if type(a) is np.ndarray and a.dtype.kind in "biuf" else
+              _util.asarray(a, "einsum") for a in arrays]  # numpy arrays pass as they are
     if dtype is not None:
         dtype = np.dtype(dtype)
-        for a in arrays:
-            if not np.can_cast(_util.dtype_of(a), dtype, casting=casting):
-                raise DTypeError(f"einsum cannot cast an operand of dtype {_util.dtype_of(a)} "
-                                 f"to dtype={dtype} under casting={casting!r}; pass "
-                                 "casting='same_kind' (or 'unsafe') to allow it.")
-        arrays = [_util.cast(a, dtype) for a in arrays]
     else:
-        arrays = _util.promote("einsum", *arrays)
-    in_labels, out_labels = _parse_einsum(subscripts, tuple(len(_shape(a)) for a in arrays))
-    sizes = _label_sizes(f"einsum {subscripts!r}",
-                         [(_shape(a), l) for a, l in zip(arrays, in_labels)])
-    out_shape = tuple(sizes[l] for l in out_labels)
-    arrays, was_bool = _bool_in(arrays)
-    ops = []
-    for x, labels in zip(arrays, in_labels):
-        x, labels = _take_diagonals(x, labels)
-        ops.append((x, labels))
-    # Squeeze broadcast size-1 axes, then sum labels nobody else needs.
-    ops = [_squeeze_labels(x, labels, sizes) for x, labels in ops]
-    for k, (x, labels) in enumerate(ops):
-        elsewhere = set(out_labels).union(*[set(o[1]) for i, o in enumerate(ops) if i != k])
-        ops[k] = _sum_labels(x, labels, {l for l in labels if l not in elsewhere})
-    while len(ops) > 1:
-        i, j = _pick_pair(ops, out_labels, sizes)
-        rest = [o for k, o in enumerate(ops) if k not in (i, j)]
-        keep = list(out_labels) + [l for o in rest for l in o[1] if l not in out_labels]
-        product = _contract_pair(ops[i][0], ops[i][1], ops[j][0], ops[j][1], keep)
-        ops = rest + [product]
-    x, labels = ops[0]
-    x, labels = _sum_labels(x, labels, {l for l in labels if l not in out_labels})
-    return _bool_out(_arrange(x, labels, out_labels, out_shape), was_bool)
+        casting = None  # casting governs dtype= only
+    key = (subscripts, tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays]),
+           dtype, casting)
+    try:
+        program, slot = _einsum_program(*key)
+    except TypeError:  # an unhashable casting=: plan uncached, so numpy's own error is raised
+        program, slot = _einsum_program.__wrapped__(*key)
+    return _run_program(program, slot, arrays)
 
 
 __all__ = ["einsum"]
