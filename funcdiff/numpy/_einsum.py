@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -192,10 +193,15 @@ def _pick_pair(labels: list, out_labels: tuple, sizes: dict) -> tuple[int, int]:
 # operation leaves its result in the first slot.
 
 
+_SHAPE_AND_DTYPE = operator.attrgetter("shape", "dtype")
+
+
 @functools.lru_cache(maxsize=256)
-def _einsum_program(subscripts: str, shapes: tuple, in_dtypes: tuple, dtype, casting) -> tuple:
-    """The instructions computing einsum, in the order the operations bind, and
-    the slot holding the result. Raises the errors of malformed calls."""
+def _einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
+    """The instructions computing einsum on operands of the given (shape, dtype)
+    pairs, in the order the operations bind, and the slot holding the result.
+    Raises the errors of malformed calls."""
+    shapes, in_dtypes = zip(*operands) if operands else ((), ())
     program: list = []
     if dtype is not None:
         for d in in_dtypes:
@@ -300,8 +306,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         dtype = np.dtype(dtype)
     else:
         casting = None  # casting governs dtype= only
-    key = (subscripts, tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays]),
-           dtype, casting)
+    key = (subscripts, tuple(map(_SHAPE_AND_DTYPE, arrays)), dtype, casting)
     try:
         program, slot = _einsum_program(*key)
     except TypeError:  # an unhashable casting=: plan uncached, so numpy's own error is raised
