@@ -136,6 +136,8 @@ iota_p = Primitive("iota")
 
 def _iota_impl(*, dtype, shape, dimension):
     ramp = np.arange(shape[dimension], dtype=dtype)
+    if len(shape) == 1:
+        return ramp
     return np.broadcast_to(ramp.reshape([-1 if i == dimension else 1
                                          for i in range(len(shape))]), shape)
 

@@ -31,12 +31,17 @@ slice_p = Primitive("slice")
 
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
-    x = np.asarray(x)
-    steps = strides or (1,) * len(start_indices)
-    if len(start_indices) != x.ndim or not all(
-            0 <= s <= l <= n for s, l, n in zip(start_indices, limit_indices, x.shape)):
-        raise ValueError("out of bounds")  # numpy would clip silently; see checked_impl
-    return x[tuple(map(builtins.slice, start_indices, limit_indices, steps))]
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    shape = x.shape
+    if len(start_indices) != len(shape):
+        raise ValueError("rank")  # see checked_impl
+    for s, l, n in zip(start_indices, limit_indices, shape):
+        if not 0 <= s <= l <= n:
+            raise ValueError("out of bounds")  # numpy would clip silently; see checked_impl
+    if strides is None:
+        return x[tuple(map(builtins.slice, start_indices, limit_indices))]
+    return x[tuple(map(builtins.slice, start_indices, limit_indices, strides))]
 
 
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):

@@ -33,10 +33,14 @@ def _sort_impl(*operands, dimension, num_keys):
     operands = [np.asarray(o) for o in operands]
     if not 1 <= num_keys <= len(operands) or any(o.shape != operands[0].shape for o in operands):
         raise ValueError(num_keys)  # checked_impl reports abstract_eval's error
+    if len(operands) == 1:  # the stable sort's values, without the permutation
+        return [np.sort(operands[0], axis=dimension, kind="stable")]
     if num_keys == 1:
         perm = np.argsort(operands[0], axis=dimension, kind="stable")
     else:  # lexsort's *last* key is the most significant one
         perm = np.lexsort(operands[num_keys - 1::-1], axis=dimension)
+    if perm.ndim == 1:
+        return [o[perm] for o in operands]
     return [np.take_along_axis(o, perm, axis=dimension) for o in operands]
 
 

@@ -12,6 +12,8 @@ slicing primitives (``slice``, ``pad``, ``dynamic_slice``,
 
 from __future__ import annotations
 
+import builtins
+import functools
 import math
 
 import numpy as np
@@ -91,7 +93,9 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     expanded = [1] * len(shape)
     for src, dst in enumerate(broadcast_dimensions):
         expanded[dst] = x.shape[src]
-    return np.broadcast_to(x.reshape(expanded), shape)
+    x = x.reshape(expanded)
+    # np.broadcast_to (a read-only view) costs microseconds: only when a size changes
+    return x if x.shape == shape else np.broadcast_to(x, shape)
 
 
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
@@ -133,7 +137,8 @@ broadcast_in_dim = make_op(broadcast_in_dim_p, "Broadcast x to shape, mapping it
 # --- reshape --------------------------------------------------------------------
 
 reshape_p = Primitive("reshape")
-reshape_p.impl = _checked_impl(reshape_p, lambda x, *, new_sizes: np.reshape(x, new_sizes))
+reshape_p.impl = _checked_impl(reshape_p, lambda x, *, new_sizes: (
+    x.reshape(new_sizes) if type(x) is np.ndarray else np.reshape(x, new_sizes)))
 
 
 def _reshape_abstract_eval(x, *, new_sizes):
@@ -352,8 +357,18 @@ def expand_dims(x, *, dimensions):
 # --- rev --------------------------------------------------------------------------
 
 rev_p = Primitive("rev")
-rev_p.impl = _checked_impl(rev_p,
-                           lambda x, *, dimensions: np.flip(x, dimensions) if dimensions else x)
+@functools.lru_cache(maxsize=256)
+def _rev_index(ndim: int, dimensions: tuple) -> tuple:
+    """The basic index reversing ``dimensions`` (cheaper than np.flip, which
+    normalises its axes on every call); ValueError for dimensions rev rejects."""
+    if any(not 0 <= a < ndim for a in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise ValueError(dimensions)  # checked_impl reports abstract_eval's error
+    return tuple(builtins.slice(None, None, -1) if i in dimensions else builtins.slice(None)
+                 for i in range(ndim))
+
+
+rev_p.impl = _checked_impl(rev_p, lambda x, *, dimensions: (
+    np.asarray(x)[_rev_index(np.ndim(x), dimensions)] if dimensions else x))
 
 
 def _rev_abstract_eval(x, *, dimensions):
