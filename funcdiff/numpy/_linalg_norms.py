@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 import funcdiff.numpy as fnp
-from funcdiff.core import get_aval
+from funcdiff.core import Tracer, get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
 from funcdiff.numpy.linalg import LinAlgArgumentError, _float, _matrix, _static_float, inv
@@ -38,6 +38,8 @@ def _root(total, p=2):
     small arrays, and numpy's scalar results stay scalars.)
     """
     dtype = get_aval(total).dtype
+    if not isinstance(total, Tracer):  # a plain value: no derivative is taken of it
+        return ew.sqrt(total) if p == 2 else ew.pow(total, np.asarray(1.0 / p, dtype))
     nonzero = ew.convert_element_type(ew.ne(total, np.zeros((), dtype)), dtype)
     safe = ew.add(total, ew.sub(np.ones((), dtype), nonzero))
     root = ew.sqrt(safe) if p == 2 else ew.pow(safe, np.asarray(1.0 / p, dtype))
