@@ -84,6 +84,10 @@ def dot(a, b, out=None):
     >>> fnp.dot(np.array([[1., 2.], [3., 4.]]), np.array([1., 1.]))
     array([3., 7.])
     """
+    if out is None:
+        product = _plain_product(a, b)
+        if product is not None:
+            return product
     _util.reject("dot", out=out)
     a, b = _prepare("dot", a, b)
     (a, b), was_bool = _bool_in([a, b])
@@ -159,6 +163,19 @@ def outer(a, b, out=None):
 _MATMUL_NUMBERS = {(a_k, 0): (((a_k,), (0,)), ((), ())) for a_k in range(64)}
 
 
+def _plain_product(a, b):
+    """The common case of matmul and dot, where they agree: float operands of one
+    dtype, ``b`` a matrix or vector whose first axis matches ``a``'s last. One
+    dot_general bound directly, or None for the general path."""
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and getattr(b, "dtype", None) == dtype:
+        a_shape, b_shape = a.shape, b.shape
+        if a_shape and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]:
+            return dot_general_p.bind(a, b,
+                                      dimension_numbers=_MATMUL_NUMBERS[len(a_shape) - 1, 0])
+    return None
+
+
 def matmul(a, b, out=None):
     """Matrix product with numpy's broadcasting of leading dimensions (numpy.matmul, ``@``).
 
@@ -181,13 +198,10 @@ def matmul(a, b, out=None):
     >>> fnp.matmul(np.ones((4, 2, 3)), np.ones((3, 5))).shape
     (4, 2, 5)
     """
-    if out is None:  # the common case first: float operands of one dtype, b a matrix or vector
-        dtype = getattr(a, "dtype", None)
-        if dtype is not None and dtype.kind == "f" and getattr(b, "dtype", None) == dtype:
-            a_shape, b_shape = a.shape, b.shape
-            if a_shape and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]:
-                return dot_general_p.bind(
-                    a, b, dimension_numbers=_MATMUL_NUMBERS[len(a_shape) - 1, 0])
+    if out is None:
+        product = _plain_product(a, b)
+        if product is not None:
+            return product
     _util.reject("matmul", out=out)
     a, b = _prepare("matmul", a, b)
     a_shape, b_shape = _shape(a), _shape(b)

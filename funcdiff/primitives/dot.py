@@ -56,6 +56,10 @@ def _dot_general_impl(x, y, *, dimension_numbers):
             i < 0 or j < 0 or x.shape[i] != y.shape[j] for i, j in zip(lc + lb, rc + rb)):
         raise ValueError("mismatched axes")  # numpy may broadcast or reshape silently
     if not lb:
+        if len(lc) == x.ndim and lc == rc == tuple(range(x.ndim)) and x.ndim == y.ndim:
+            # a full contraction in matching order ('ij,ij->'): one dot of the flat
+            # arrays (np.tensordot spends microseconds in Python to get there)
+            return np.dot(x.ravel(), y.ravel())
         return np.tensordot(x, y, axes=(lc, rc))
     # Batch axes: one stacked matmul of (batch, free_x, contract) @ (batch, contract, free_y).
     x_free, y_free = _free_axes(x.ndim, lc, lb), _free_axes(y.ndim, rc, rb)
