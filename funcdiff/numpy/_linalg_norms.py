@@ -15,9 +15,10 @@ import operator
 import numpy as np
 
 import funcdiff.numpy as fnp
-from funcdiff.core import Tracer, get_aval
+from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
+from funcdiff.numpy._reductions import _safe_root
 from funcdiff.numpy.linalg import LinAlgArgumentError, _float, _matrix, _static_float, inv
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import reductions, structural
@@ -27,29 +28,10 @@ from funcdiff.primitives import reductions, structural
 # Norms and condition numbers
 
 
-def _root(total, p=2):
-    """``total ** (1/p)`` for a sum of ``|x|^p``, with derivative 0 where ``total`` is 0.
-
-    At the zero vector the norm has no derivative (x / |x| is 0/0, NaN through
-    the chain rule); 0 is its smallest subgradient, the value PyTorch also
-    gives. Zeros become ones under the root (``total + 0`` elsewhere, exact)
-    and the root is multiplied by the mask of nonzeros, so no derivative meets
-    0/0; NaN and inf pass through. (Arithmetic rather than selects: cheaper on
-    small arrays, and numpy's scalar results stay scalars.)
-    """
-    dtype = get_aval(total).dtype
-    if not isinstance(total, Tracer):  # a plain value: no derivative is taken of it
-        return ew.sqrt(total) if p == 2 else ew.pow(total, np.asarray(1.0 / p, dtype))
-    nonzero = ew.convert_element_type(ew.ne(total, np.zeros((), dtype)), dtype)
-    safe = ew.add(total, ew.sub(np.ones((), dtype), nonzero))
-    root = ew.sqrt(safe) if p == 2 else ew.pow(safe, np.asarray(1.0 / p, dtype))
-    return ew.mul(root, nonzero)
-
-
 def _vector_norm(x, ord, axis, keepdims):
     """numpy's vector norms of ``x`` along the int ``axis``."""
     if ord is None or ord == 2:
-        return _root(fnp.sum(fnp.multiply(x, x), axis=axis, keepdims=keepdims))
+        return _safe_root(fnp.sum(fnp.multiply(x, x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise LinAlgArgumentError(f"funcdiff.numpy.linalg.norm: invalid norm order {ord!r} "
                                   "for vectors (use a number, inf or -inf)")
@@ -64,7 +46,7 @@ def _vector_norm(x, ord, axis, keepdims):
         return fnp.sum(fnp.abs(x), axis=axis, keepdims=keepdims)
     p = _static_float("norm", "ord", ord)
     total = fnp.sum(fnp.power(fnp.abs(x), p), axis=axis, keepdims=keepdims)
-    return _root(total, p) if p >= 1 else fnp.power(total, 1.0 / p)
+    return _safe_root(total, p) if p >= 1 else fnp.power(total, 1.0 / p)
 
 
 def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
@@ -72,7 +54,7 @@ def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
         s = svd(fnp.moveaxis(x, (row_axis, col_axis), (-2, -1)), compute_uv=False)
         out = {2: fnp.max, -2: fnp.min, "nuc": fnp.sum}[ord](s, axis=-1)
     elif ord in ("fro", None):
-        out = _root(fnp.sum(fnp.multiply(x, x), axis=(row_axis, col_axis)))
+        out = _safe_root(fnp.sum(fnp.multiply(x, x), axis=(row_axis, col_axis)))
     elif ord in (1, -1, np.inf, -np.inf):
         # 1: largest column sum (sum over rows); inf: largest row sum.
         summed, kept = (row_axis, col_axis) if ord in (1, -1) else (col_axis, row_axis)
@@ -123,10 +105,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord is None:
             if x.dtype.kind == "f":  # what ravel, multiply, sum and sqrt bind here, directly
                 flat = x if nd == 1 else structural.reshape(x, new_sizes=(math.prod(shape),))
-                out = _root(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
+                out = _safe_root(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
             else:
                 flat = fnp.ravel(x)
-                out = _root(fnp.sum(fnp.multiply(flat, flat)))
+                out = _safe_root(fnp.sum(fnp.multiply(flat, flat)))
             return fnp.reshape(out, (1,) * nd) if keepdims else out
         if nd not in (1, 2):
             raise LinAlgArgumentError(

@@ -254,9 +254,31 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     return _finish(ew.div(total, _c(total, count)), axes, keepdims)
 
 
+def _safe_root(total, p=2):
+    """``total ** (1/p)`` for a sum of ``|x|^p``, with derivative 0 where ``total`` is 0.
+
+    A norm (or a standard deviation) at the zero vector has no derivative
+    (x / |x| is 0/0, NaN through the chain rule); 0 is its smallest
+    subgradient, the value PyTorch gives for the norm. Zeros become ones under the root (``total + 0`` elsewhere, exact)
+    and the root is multiplied by the mask of nonzeros, so no derivative meets
+    0/0; NaN and inf pass through. (Arithmetic rather than selects: cheaper on
+    small arrays, and numpy's scalar results stay scalars.)
+    """
+    dtype = get_aval(total).dtype
+    if not isinstance(total, Tracer):  # a plain value: no derivative is taken of it
+        return ew.sqrt(total) if p == 2 else ew.pow(total, np.asarray(1.0 / p, dtype))
+    nonzero = ew.convert_element_type(ew.ne(total, np.zeros((), dtype)), dtype)
+    safe = ew.add(total, ew.sub(np.ones((), dtype), nonzero))
+    root = ew.sqrt(safe) if p == 2 else ew.pow(safe, np.asarray(1.0 / p, dtype))
+    return ew.mul(root, nonzero)
+
+
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
         mean=_NoValue, correction=_NoValue):
     """Standard deviation over the given axes, ``sqrt(var(a, ...))`` (like ``numpy.std``).
+
+    Where the values are all equal its gradient is 0 (its smallest
+    subgradient), not NaN, as for ``linalg.norm`` at the zero vector.
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.std(np.array([1., 3.]))
@@ -265,7 +287,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     if out is not None or where is not _NoValue:
         _reduction_options("std", out, where=where)
     total, axes, count = _var("std", a, axis, dtype, ddof, keepdims, mean, correction)
-    return _finish(ew.sqrt(ew.div(total, _c(total, count))), axes, keepdims)
+    return _finish(_safe_root(ew.div(total, _c(total, count))), axes, keepdims)
 
 
 def _extremum(name, prim_op, a, axis, out, keepdims, initial, where):
