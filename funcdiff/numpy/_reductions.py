@@ -259,10 +259,11 @@ def _safe_root(total, p=2):
 
     A norm (or a standard deviation) at the zero vector has no derivative
     (x / |x| is 0/0, NaN through the chain rule); 0 is its smallest
-    subgradient, the value PyTorch gives for the norm. Zeros become ones under the root (``total + 0`` elsewhere, exact)
-    and the root is multiplied by the mask of nonzeros, so no derivative meets
-    0/0; NaN and inf pass through. (Arithmetic rather than selects: cheaper on
-    small arrays, and numpy's scalar results stay scalars.)
+    subgradient, the value PyTorch gives for the norm. Zeros become ones under
+    the root (``total + 0`` elsewhere, exact) and the root is multiplied by the
+    mask of nonzeros, so no derivative meets 0/0; NaN and inf pass through.
+    (Arithmetic rather than selects: cheaper on small arrays, and numpy's
+    scalar results stay scalars.)
     """
     dtype = get_aval(total).dtype
     if not isinstance(total, Tracer):  # a plain value: no derivative is taken of it
