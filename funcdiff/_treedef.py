@@ -76,6 +76,26 @@ class PyTreeDef:
             return 1 if node is _LEAF else 1 + sum(count(c) for c in node[2])
         return count(self._node)
 
+    def leaf_paths(self) -> list[str]:
+        """The path of each leaf from the root, as error messages print it
+        (``"[1]['w']"``; ``""`` for a tree that is a single leaf).
+
+        >>> from funcdiff.tree_util import tree_structure
+        >>> tree_structure((1.0, {"w": 2.0, "b": [3.0]})).leaf_paths()
+        ['[0]', "[1]['b'][0]", "[1]['w']"]
+        """
+        paths: list[str] = []
+
+        def walk(node, path):
+            if node is _LEAF:
+                paths.append(path)
+                return
+            labels = _kind_of(node).child_labels(node[1], len(node[2]))
+            for label, child in zip(labels, node[2]):
+                walk(child, path + label)
+        walk(self._node, "")
+        return paths
+
     def children(self) -> list[PyTreeDef]:
         """Structures of the direct children (empty for a leaf)."""
         if self._node is _LEAF:

@@ -28,6 +28,7 @@ from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from funcdiff._arguments import (_as_leaf, _describe, _differentiable_leaves, _flat_fun,
                                  _flatten_args, _materialize, _normalize_argnums, _partial_on,
                                  _wraps, _zeros_like_aval)
+from funcdiff._batch_arguments import batched_call
 
 # ---------------------------------------------------------------------------
 # make_jaxpr
@@ -458,56 +459,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
 
     @_wraps(f)
     def vmapped(*args, **kwargs):
-        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise BatchingError(
-                f"vmap got in_axes with {len(in_axes)} entries but the function was called "
-                f"with {len(args)} positional arguments; give one entry per argument.")
-        fk, arg_axes, n_positional = f, in_axes, None
-        if kwargs:  # one more argument, the dict of keyword arguments, batched along axis 0
-            fk = lambda *a: f(*a[:-1], **a[-1])  # noqa: E731
-            arg_axes = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)) + (0,)
-            n_positional = len(tree_flatten(args)[0])
-            args = args + (kwargs,)
-        leaves, in_tree = _flatten_args(args, "vmap")
-        try:
-            axes = broadcast_prefix(arg_axes, tuple(args))
-        except TreeStructureError as e:
-            raise BatchingError(f"vmap in_axes do not match the arguments: {e}") from None
-        sizes = {}
-        dims = []
-        for i, (x, ax) in enumerate(zip(leaves, axes)):
-            if ax is None:
-                dims.append(None)
-                continue
-            if not isinstance(ax, int):
-                raise BatchingError(f"vmap in_axes entries must be int or None, got {ax!r}")
-            ndim = get_aval(x).ndim
-            if n_positional is not None and i >= n_positional and ndim == 0:
-                raise BatchingError(
-                    f"vmap batches keyword arguments along their axis 0, but keyword-argument "
-                    f"leaf {i - n_positional} is a scalar. Pass a value shared by the whole "
-                    "batch positionally with an in_axes entry of None, or close over it.")
-            if not -ndim <= ax < ndim:
-                raise BatchingError(
-                    f"vmap in_axes={ax} is out of range for input leaf {i} of shape "
-                    f"{get_aval(x).shape}.")
-            ax %= ndim
-            dims.append(ax)
-            sizes.setdefault(get_aval(x).shape[ax], []).append(i)
-        if len(sizes) > 1:
-            detail = "; ".join(f"size {s} for input leaves {ls}" for s, ls in sizes.items())
-            raise BatchingError(f"vmap got inconsistent batch sizes: {detail}. All batched "
-                                "inputs must have the same size along their in_axes.")
-        if not sizes:
-            if axis_size is None:
-                raise BatchingError("vmap needs at least one batched input (an in_axes entry "
-                                    "that is not None) or an explicit axis_size.")
-            size = axis_size
-        else:
-            size = next(iter(sizes))
-            if axis_size is not None and axis_size != size:
-                raise BatchingError(f"vmap got axis_size={axis_size} but the inputs have "
-                                    f"batch size {size}.")
+        fk, leaves, in_tree, dims, size = batched_call(f, args, kwargs, in_axes, axis_size)
         store: list = []
         f_flat = _flat_fun(fk, in_tree, store, transform="vmap")
 

@@ -280,7 +280,7 @@ def test_vmap_batches_keyword_arguments_along_axis_0():
                                rtol=1e-12)
     with pytest.raises(BatchingError, match="inconsistent batch sizes"):
         fd.vmap(f, in_axes=(0, None))(xs, b, scale=np.ones(5), shift=shift)
-    with pytest.raises(BatchingError, match="keyword-argument leaf 0 is a scalar.*in_axes"):
+    with pytest.raises(BatchingError, match="keyword argument .scale. has shape \(\).*in_axes"):
         fd.vmap(lambda x, scale: x * scale)(xs, scale=2.0)
 
 
@@ -304,6 +304,14 @@ def test_vmap_errors():
         fd.vmap(lambda a, b: a + b)(np.ones(3), np.ones(4))
     with pytest.raises(BatchingError, match="out of range"):
         fd.vmap(lambda a: a, in_axes=2)(np.ones(3))
+    # the leaves are named by argument and path
+    with pytest.raises(BatchingError, match=r"size 3 for argument 0, argument 1\['x'\]\[0\]; "
+                                            r"size 4 for argument 1\['x'\]\[1\], keyword "
+                                            r"argument 'k'\."):
+        fd.vmap(lambda a, d, k: a)(np.ones(3), {"x": (np.ones(3), np.ones(4))}, k=np.ones(4))
+    with pytest.raises(BatchingError, match=r"in_axes=1 is out of range for argument 0\['w'\] "
+                                            r"of shape \(4,\)"):
+        fd.vmap(lambda d: d, in_axes=1)({"w": np.ones(4), "v": np.ones((2, 2))})
     with pytest.raises(BatchingError, match="out_axes=None"):
         fd.vmap(lambda a: a, out_axes=None)(np.ones(3))
     with pytest.raises(BatchingError):

@@ -351,3 +351,11 @@ def test_docstring_examples():
     public = [getattr(tree_util, name) for name in tree_util.__all__]
     assert all(obj.__doc__ for obj in public)
     assert all(">>>" in obj.__doc__ for obj in public if callable(obj) and not isinstance(obj, type))
+
+
+def test_leaf_paths_name_each_leaf_as_errors_print_it():
+    Point = collections.namedtuple("Point", "x y")
+    tree = (np.ones(2), {"w": 1.0, "b": [2.0, Point(3.0, 4.0)]}, None)
+    paths = tree_util.tree_structure(tree).leaf_paths()
+    assert paths == ["[0]", "[1]['b'][0]", "[1]['b'][1].x", "[1]['b'][1].y", "[1]['w']"]
+    assert tree_util.tree_structure(1.0).leaf_paths() == [""]
