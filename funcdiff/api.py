@@ -17,7 +17,7 @@ from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
 from funcdiff.errors import (DifferentiationError, InvalidArgumentError, ShapeError,
                              TreeStructureError)
-from funcdiff.interpreters.batching import vmap_flat
+from funcdiff.interpreters.batching import OutputAxisError, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
@@ -470,7 +470,11 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
                 return broadcast_prefix(out_axes, template)
             except TreeStructureError as e:
                 raise BatchingError(f"vmap out_axes do not match the outputs: {e}") from None
-        outs = vmap_flat(f_flat, size, dims, leaves, out_dims)
+        try:
+            outs = vmap_flat(f_flat, size, dims, leaves, out_dims)
+        except OutputAxisError as e:  # name the output by its path in f's result
+            path = store[0].leaf_paths()[e.index]
+            raise BatchingError(f"vmap output{' ' + path if path else ''} {e.problem}") from None
         return tree_unflatten(store[0], outs)
     return vmapped
 

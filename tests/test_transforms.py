@@ -314,6 +314,18 @@ def test_vmap_errors():
         fd.vmap(lambda d: d, in_axes=1)({"w": np.ones(4), "v": np.ones((2, 2))})
     with pytest.raises(BatchingError, match="out_axes=None"):
         fd.vmap(lambda a: a, out_axes=None)(np.ones(3))
+    # out_axes out of range is an error (it used to wrap around silently), naming the output
+    for out_axes in (2, -3):
+        with pytest.raises(BatchingError, match=rf"output has out_axes={out_axes}, out of range "
+                                                r"for its batched shape of rank 2"):
+            fd.vmap(lambda a: a, out_axes=out_axes)(np.ones((3, 4)))
+    with pytest.raises(BatchingError, match=r"output \[1\] has out_axes=2, out of range"):
+        fd.vmap(lambda a: (a, np.ones(2)), out_axes=(0, 2))(np.ones(3))
+    with pytest.raises(BatchingError, match=r"output \['b'\] has out_axes=None, but it depends"):
+        fd.vmap(lambda a: {"a": a, "b": a * 2}, out_axes={"a": 0, "b": None})(np.ones(3))
+    # every axis in range is accepted, negative ones counted from the end
+    for out_axes, shape in [(0, (3, 4)), (1, (4, 3)), (-1, (4, 3)), (-2, (3, 4))]:
+        assert fd.vmap(lambda a: a * 2, out_axes=out_axes)(np.ones((3, 4))).shape == shape
     with pytest.raises(BatchingError):
         fd.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
 

@@ -124,6 +124,15 @@ class BatchTrace(Trace):
         return BatchTracer(self, out, out_dim)
 
 
+class OutputAxisError(BatchingError):
+    """An ``out_axes`` entry that cannot apply to flat output ``index``; ``problem``
+    completes "vmap output ... " (the api layer names the output by its path)."""
+
+    def __init__(self, index: int, problem: str):
+        super().__init__(f"vmap output {index} {problem}")
+        self.index, self.problem = index, problem
+
+
 def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequence[int | None],
               args: Sequence[Any], out_dims: Any) -> list[Any]:
     """Run ``fun`` batched: ``args[i]`` is batched along ``in_dims[i]``.
@@ -153,13 +162,18 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequen
                 val, bdim = o, None
             if od is None:
                 if bdim is not None:
-                    raise BatchingError(
-                        f"vmap output {i} has out_axes=None, but it depends on the "
-                        "batched inputs, so it differs across the batch. Give it an "
-                        "integer out_axes to keep the batch axis.")
+                    raise OutputAxisError(
+                        i, "has out_axes=None, but it depends on the batched inputs, so it "
+                        "differs across the batch. Give it an integer out_axes to keep the "
+                        "batch axis.")
                 results.append(val)
-            else:
-                results.append(move_batch_axis(val, bdim, od, axis_size))
+                continue
+            rank = get_aval(val).ndim + (bdim is None)  # with the batch axis
+            if not -rank <= od < rank:
+                raise OutputAxisError(
+                    i, f"has out_axes={od}, out of range for its batched shape of rank {rank} "
+                    f"(valid axes {-rank}..{rank - 1}).")
+            results.append(move_batch_axis(val, bdim, od, axis_size))
         return results
 
 
