@@ -64,7 +64,13 @@ def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str)
                 f"{transform} got argnums={argnums!r}, but the function was called with "
                 f"{nargs} positional argument(s); argnums must be integers in "
                 f"[{-nargs}, {nargs}).")
-    return tuple(a % nargs for a in nums)
+    nums = tuple(a % nargs for a in nums)
+    if len(set(nums)) != len(nums):
+        twice = next(a for a in nums if nums.count(a) > 1)
+        raise InvalidArgumentError(
+            f"{transform} got argnums={argnums!r}, which names argument {twice} more than "
+            "once (negative numbers count from the end); give each argument once.")
+    return nums
 
 
 def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Callable:

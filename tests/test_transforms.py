@@ -339,6 +339,16 @@ def test_grad_of_non_scalar_names_shape_and_suggests_fixes():
         fd.grad(lambda x: x * 2)(np.ones(3))
 
 
+@pytest.mark.parametrize("transform", [fd.grad, fd.value_and_grad, fd.jacfwd, fd.jacrev,
+                                       fd.jacobian, fd.hessian])
+def test_repeated_argnums_are_an_error_not_a_zero_gradient(transform):
+    # the second copy used to overwrite the first, whose gradient then came out 0
+    f = lambda x, y: fnp.sum(x * y)  # noqa: E731
+    for argnums in [(0, 0), (1, -1)]:
+        with pytest.raises(InvalidArgumentError, match="more than once"):
+            transform(f, argnums=argnums)(np.ones(2), np.arange(2.0))
+
+
 def test_grad_wrt_integer_argument_names_it():
     with pytest.raises(DifferentiationError, match="argument 1.*int64"):
         fd.grad(lambda x, n: x * n, argnums=1)(1.0, 3)
