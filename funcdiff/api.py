@@ -128,17 +128,23 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
     >>> float(y), float(dy)
     (0.0, 2.0)
     """
+    return _jvp(f, primals, tangents, has_aux, "jvp")
+
+
+def _jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool,
+         name: str) -> tuple:
+    """``jvp``, its errors naming the transform ``name`` the user called (jvp, hvp)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise InvalidArgumentError(
-            "jvp expects primals and tangents as tuples or lists of arguments, e.g. "
-            "fd.jvp(f, (x,), (v,)); got "
+            f"{name} expects primals and tangents as tuples or lists of arguments, e.g. "
+            f"fd.{name}(f, (x,), (v,)); got "
             f"{type(primals).__name__} and {type(tangents).__name__}.")
-    p_flat, p_tree = _flatten_args(primals, "jvp", "primal")
+    p_flat, p_tree = _flatten_args(primals, name, "primal")
     t_leaves, t_tree = tree_flatten(tuple(tangents))
-    t_flat = _check_tangents(p_flat, [_as_leaf(t, "jvp", "tangent") for t in t_leaves],
-                             p_tree, t_tree, "jvp")
+    t_flat = _check_tangents(p_flat, [_as_leaf(t, name, "tangent") for t in t_leaves],
+                             p_tree, t_tree, name)
     store: list = []
-    f_flat = _flat_fun(lambda *a: f(*a), p_tree, store, has_aux, "jvp")
+    f_flat = _flat_fun(lambda *a: f(*a), p_tree, store, has_aux, name)
     outs, out_tangents = jvp_flat(f_flat, p_flat, t_flat)
     out_tangents = [_materialize(t) for t in out_tangents]
     if has_aux:

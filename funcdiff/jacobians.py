@@ -20,7 +20,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff._arguments import (_differentiable_leaves, _flat_fun, _is_array_like,
                                  _materialize, _normalize_argnums, _partial_on, _wraps)
-from funcdiff.api import _drop_outputs, _pull_back, _reverse_flat, grad, jvp
+from funcdiff.api import _drop_outputs, _jvp, _pull_back, _reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
@@ -340,8 +340,12 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     >>> fd.hvp(lambda z: 0.5 * z @ A @ z, (np.ones(2),), (np.array([1.0, 0.0]),))
     array([2., 1.])
     """
+    if not isinstance(primals, (tuple, list)):
+        raise InvalidArgumentError(
+            "hvp expects primals and tangents as tuples or lists of arguments, e.g. "
+            f"fd.hvp(f, (x,), (v,)); got {type(primals).__name__}.")
     argnums = tuple(range(len(primals)))
-    out = jvp(grad(f, argnums=argnums), tuple(primals), tuple(tangents))[1]
+    out = _jvp(grad(f, argnums=argnums), tuple(primals), tangents, False, "hvp")[1]
     return out[0] if len(primals) == 1 else out
 
 

@@ -349,6 +349,14 @@ def test_repeated_argnums_are_an_error_not_a_zero_gradient(transform):
             transform(f, argnums=argnums)(np.ones(2), np.arange(2.0))
 
 
+def test_hvp_errors_name_hvp():
+    f = lambda z: fnp.sum(z ** 3)  # noqa: E731
+    with pytest.raises(ShapeError, match=r"^hvp: tangent leaf 0 is f64\[4\]"):
+        fd.hvp(f, (np.ones(3),), (np.ones(4),))
+    with pytest.raises(InvalidArgumentError, match=r"^hvp expects primals and tangents as tuples"):
+        fd.hvp(f, np.ones(3), np.ones(3))
+
+
 def test_grad_wrt_integer_argument_names_it():
     with pytest.raises(DifferentiationError, match="argument 1.*int64"):
         fd.grad(lambda x, n: x * n, argnums=1)(1.0, 3)
