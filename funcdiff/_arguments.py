@@ -90,8 +90,15 @@ def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = 
     The output tree (and whether an aux value was split off) is written into
     ``out_store`` once ``f`` has run.
     """
+    # the common case costs no tree work: arguments that are one array each, and a
+    # single array (or scalar) as the output
+    plain_args = _leaf_tuples.get(in_tree.num_leaves) is in_tree
+
     def f_flat(*leaves):
-        out = f(*tree_unflatten(in_tree, leaves))
+        out = f(*leaves) if plain_args else f(*tree_unflatten(in_tree, leaves))
+        if not has_aux and isinstance(out, (Tracer, np.ndarray)):
+            out_store[:] = [_LEAF_TREE]
+            return [out]
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
                 raise InvalidArgumentError(
@@ -157,6 +164,7 @@ def _describe(aval: ShapedArray) -> str:
 
 
 _leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
+_LEAF_TREE = tree_flatten(0.0)[1]  # the tree of a single array
 
 
 def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):

@@ -30,7 +30,7 @@ from funcdiff.interpreters.tape import TapeFunction
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
-                                tree_unflatten)
+                                tree_unflatten, treedef_is_leaf)
 
 def _std_basis(avals: Sequence[ShapedArray]) -> tuple[list[StdBasis], int]:
     """The standard basis of leaves with these avals together, one symbolic
@@ -123,6 +123,9 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                     return vmap_flat(lambda *ct: _pull_back(lin_main, list(ct)), size,
                                      [0] * len(chunk), chunk, 0)
             rows = _chunked(pull, basis, m, chunk_size, 0)
+            if (type(argnums) is int and len(rows) == 1 and not has_aux
+                    and treedef_is_leaf(out_tree)):  # one array in, one out: the rows are it
+                return _reshaped(rows[0], out_avals[0].shape + in_avals[0].shape)
             offset = 0
             for a in out_avals:
                 size = math.prod(a.shape)
