@@ -28,7 +28,8 @@ def _unbroadcast_ct(ct, x):
 
 def _const(x, value):
     """``value`` as a numpy scalar of ``x``'s dtype (a Python float would be float64)."""
-    return get_aval(x).dtype.type(value)
+    dtype = getattr(x, "dtype", None)  # arrays, numpy scalars and tracers know it
+    return (get_aval(x).dtype if dtype is None else dtype).type(value)
 
 
 # Complex values are intermediates only (funcdiff.dtypes): arithmetic and exp/log accept
