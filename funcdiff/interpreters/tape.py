@@ -18,9 +18,10 @@ factor ``d`` of the cotangent ``ct * d`` (``prim.vjp_factor``).
 The rules are derived from the rules primitives already have, never written
 twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
 the same derivative as their jvp), the transpose rule for linear primitives,
-and for every other primitive a linearization of that single primitive, run
-when the node is recorded (so control flow, jit calls and checkpoint behave
-exactly as under ``linearize``). Calls of ``custom_vjp`` and ``custom_jvp``
+and for every other primitive a linearization of that single primitive: planned
+once per signature and replayed where it can be (``tape_programs``: linear
+algebra, sort, cumulative products), else run when the node is recorded (so
+control flow, jit calls and checkpoint behave exactly as under ``linearize``). Calls of ``custom_vjp`` and ``custom_jvp``
 functions record their own node (``TapeTrace.record``,
 ``TapeTrace.record_linearized``) without staging the function. Rules are written in
 funcdiff operations, so a pullback can itself be traced (``vmap`` of a vjp
@@ -41,6 +42,7 @@ from typing import Any, Callable, Iterator, Sequence
 from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _dynamic, _scalar_avals, _trace_stack, get_aval,
                            new_main)
+from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
 from funcdiff.primitives.elementwise import mul
 
@@ -337,9 +339,21 @@ def _derived_rule(primitive) -> Callable | None:
 
 
 def _linearized_node(trace: TapeTrace, primitive, primals, needed, params):
-    """Record ``primitive`` through a linearization of it alone (the general rule)."""
-    outs = trace.record_linearized(primitive, primals, needed, params, own_values_only=False)
-    return outs if primitive.multiple_results else outs[0]
+    """Record ``primitive`` through a linearization of it alone (the general rule):
+    planned once per signature where it can be (``tape_programs``), else per call."""
+    node = planned_node(primitive, primals, needed, params)
+    if node is None:
+        outs = trace.record_linearized(primitive, primals, needed, params,
+                                       own_values_only=False)
+        return outs if primitive.multiple_results else outs[0]
+    outs, out_is_zero, pullback = node
+    slot = trace.next_slot
+    wrapped = [_wrap(trace, o, 0 if z else slot + i)
+               for i, (o, z) in enumerate(zip(outs, out_is_zero))]
+    if not all(out_is_zero):
+        trace.next_slot = slot + len(outs)
+        trace.nodes.append((pullback, needed, slot, [w.aval for w in wrapped]))
+    return wrapped if primitive.multiple_results else wrapped[0]
 
 
 def _pull_back_linear(cts, needed, lin):

@@ -1,0 +1,132 @@
+"""The tape's node for a primitive with no reverse rule of its own, planned once.
+
+A primitive without ``vjp``, ``vjp_factor`` or a transpose (linear algebra
+factorisations and solves, sort, cumulative products, ...) is recorded on the
+tape through a linearization of that primitive alone. Staging that
+linearization on every call costs more than the numpy work of a small matrix,
+yet for given params, operand avals and differentiated operands it is always
+the same program. So it is split once per such signature (``remat_split``
+with no policy: every residual kept) into a forward program (operands ->
+outputs + residuals) and, transposed once (``transposed_program``), a
+backward program (residuals + operands it reads + output cotangents ->
+operand cotangents). A call runs the forward program on its concrete operands
+with the numpy impls, and its node's pullback evaluates the backward program
+with ``bind``, so a pullback can still be traced (vmap of a vjp function, jit,
+differentiation of a function that calls grad), as with every tape node.
+
+Primitives whose params hold programs (control flow, jit calls, custom rules,
+checkpoint) are not planned: those programs are new objects on each eager
+call, so a plan would never be reused. Nor is a signature whose
+linearization cannot be staged from avals alone (a rule that reads values);
+both keep the per-call linearization.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from funcdiff import dtypes
+from funcdiff.core import Tracer, Zero, _trace_stack, get_aval
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
+
+_plans: dict = {}  # signature -> _Plan, or None where the signature cannot be planned
+_MAX_PLANS = 512
+
+
+class _Plan:
+    __slots__ = ("forward", "linear", "num_out", "used_inputs", "out_is_zero", "mask",
+                 "_backward")
+
+    def __init__(self, split, mask):
+        self.forward = split.forward        # operands -> outputs + residuals
+        self.linear = split.linear          # residuals + operands read + tangents -> tangents
+        self.num_out = split.num_out
+        self.used_inputs = split.used_inputs
+        self.out_is_zero = list(split.out_is_zero)
+        self.mask = mask                    # the operands that have cotangents
+        self._backward: dict = {}
+
+    def backward(self, ct_mask: tuple) -> ClosedJaxpr:
+        """The transposed linear program for these nonzero output cotangents."""
+        program = self._backward.get(ct_mask)
+        if program is None:
+            from funcdiff.interpreters.call import transposed_program
+            n_tangents = sum(self.mask)
+            n_defined = len(self.linear.in_avals) - n_tangents
+            program = self._backward[ct_mask] = transposed_program(
+                self.linear, (False,) * n_defined + (True,) * n_tangents, ct_mask)
+        return program
+
+
+def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
+                 params: dict) -> tuple[list, list[bool], Any] | None:
+    """``(outputs, which outputs have no derivative, pullback)`` for ``primitive``
+    applied to concrete ``primals`` from its cached plan, or None when the
+    signature is not planned (the caller linearizes the call instead). The
+    pullback maps the output cotangents (Zero where none) to one cotangent per
+    input (None where the input is not ``needed``)."""
+    plan = _plan_for(primitive, primals, needed, params)
+    if plan is None:
+        return None
+    from funcdiff.custom_derivatives.common import run_impls
+    results = run_impls(plan.forward, primals)
+    outs, saved = results[:plan.num_out], results[plan.num_out:]
+    defined = list(saved) + [primals[i] for i in plan.used_inputs]
+    live = [not z for z in plan.out_is_zero]
+
+    def pullback(cts):
+        cts = [c for c, keep in zip(cts, live) if keep]
+        ct_mask = tuple(type(c) is not Zero for c in cts)
+        if not any(ct_mask):
+            return [None] * len(plan.mask)
+        backward = plan.backward(ct_mask)  # zero cotangents skip their equations
+        cts = [c for c in cts if type(c) is not Zero]
+        if len(_trace_stack) == 1 and not any(isinstance(c, Tracer) for c in cts):
+            cts_in = run_impls(backward, defined + cts)  # plain values: the numpy impls
+        else:  # a traced pullback (vmap or jit of a vjp function, ...): bind
+            cts_in = eval_jaxpr(backward.jaxpr, backward.consts, *defined, *cts)
+        cts_in = iter(cts_in)
+        return [next(cts_in) if m else None for m in plan.mask]
+    return outs, plan.out_is_zero, pullback
+
+
+def _plan_for(primitive, primals, needed, params) -> _Plan | None:
+    if any(_holds_program(v) for v in params.values()):
+        return None  # programs or functions in the params: new on each call
+    avals = tuple(get_aval(p) for p in primals)
+    mask = tuple(bool(n) and dtypes.is_inexact(a.dtype) for n, a in zip(needed, avals))
+    try:
+        key = (primitive, tuple(sorted(params.items())), avals, mask)
+        plan = _plans.get(key, False)
+    except TypeError:  # unhashable params
+        return None
+    if plan is False:
+        plan = _make_plan(primitive, avals, mask, params)
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
+
+
+def _holds_program(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_holds_program(v) for v in value)
+    return isinstance(value, (ClosedJaxpr, Jaxpr)) or callable(value)
+
+
+def _make_plan(primitive, avals, mask, params) -> _Plan | None:
+    from funcdiff._checkpoint_split import remat_split
+    from funcdiff.errors import FunctionalDiffError
+    from funcdiff.interpreters.staging import trace_to_jaxpr
+
+    def apply(*xs):
+        out = primitive.bind(*xs, **params)
+        return list(out) if primitive.multiple_results else [out]
+    try:
+        split = remat_split(trace_to_jaxpr(apply, list(avals)), mask, None)
+    except FunctionalDiffError:  # a rule that needs concrete values: linearize per call
+        return None
+    return _Plan(split, mask)
+
+
+__all__ = ["planned_node"]
