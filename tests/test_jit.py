@@ -343,12 +343,15 @@ def test_compiled_programs_are_freed_with_their_function():
     from funcdiff.interpreters import call
     h = fd.jit(lambda x: fnp.sin(x) * 2.0)
     h(np.ones(3))
-    fd.grad(lambda x: fnp.sum(h(x)))(np.ones(3))  # derived programs too
+    for _ in range(2):  # derived programs too, and the eager tape's plan of the call
+        fd.grad(lambda x: fnp.sum(h(x)))(np.ones(3))
     (entry,) = h._cache.values()
-    (derived,) = call._derived[entry.jaxpr].values()
+    cache = call._derived[entry.jaxpr]
+    (derived,) = [v for k, v in cache.items() if k[0] != "tape plan"]
+    (plan,) = [v for k, v in cache.items() if k[0] == "tape plan" and k[-1] != "seen"]
     refs = [weakref.ref(x) for x in (entry.jaxpr, entry.program, derived[0],
-                                     call._compiled[derived[0]])]
-    del h, entry, derived
+                                     call._compiled[derived[0]], plan.forward, plan.linear)]
+    del h, entry, derived, cache, plan
     gc.collect()
     assert all(r() is None for r in refs)
 

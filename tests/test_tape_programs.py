@@ -84,8 +84,29 @@ def test_planned_nodes_in_float32_and_second_order():
 def test_control_flow_is_not_planned():
     tape_programs._plans.clear()
     f = lambda x: fd.lax.cond(x[0] > 0, lambda y: fnp.sum(y * y), lambda y: fnp.sum(y), x)  # noqa: E731
-    np.testing.assert_allclose(fd.grad(f)(np.ones(3)), 2 * np.ones(3))
+    for _ in range(3):
+        np.testing.assert_allclose(fd.grad(f)(np.ones(3)), 2 * np.ones(3))
     assert not tape_programs._plans  # its branches are new programs on each call
+
+
+def test_a_jit_call_is_planned_on_its_second_call():
+    inner = fd.jit(lambda w, x: fnp.tanh(x @ w) * fnp.sum(w))
+    w, x = RNG.standard_normal((4, 3)), RNG.standard_normal((2, 4))
+    f = lambda w: fnp.sum(inner(w, x) ** 2)  # noqa: E731
+    with tape.disabled():
+        want = fd.grad(f)(w)
+    from funcdiff.interpreters import call
+    (entry,) = inner._cache.values()
+
+    def plans():
+        return [k for k, v in call._derived.get(entry.jaxpr, {}).items()
+                if k[0] == "tape plan" and k[-1] != "seen" and v is not None]
+    np.testing.assert_allclose(fd.grad(f)(w), want, rtol=1e-12)   # seen once: per call
+    assert not plans()
+    for _ in range(2):                                              # then planned, replayed
+        np.testing.assert_allclose(fd.grad(f)(w), want, rtol=1e-12)
+    assert len(plans()) == 1
+    np.testing.assert_allclose(fd.jit(fd.grad(f))(w), want, rtol=1e-12)
 
 
 def test_a_rule_that_reads_values_is_linearized_per_call():

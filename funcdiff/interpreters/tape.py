@@ -20,8 +20,9 @@ twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
 the same derivative as their jvp), the transpose rule for linear primitives,
 and for every other primitive a linearization of that single primitive: planned
 once per signature and replayed where it can be (``tape_programs``: linear
-algebra, sort, cumulative products), else run when the node is recorded (so
-control flow, jit calls and checkpoint behave exactly as under ``linearize``). Calls of ``custom_vjp`` and ``custom_jvp``
+algebra, sort, cumulative products, repeated jit calls), else run when the
+node is recorded (control flow and checkpoint, whose programs are new on each
+call); either way they behave exactly as under ``linearize``. Calls of ``custom_vjp`` and ``custom_jvp``
 functions record their own node (``TapeTrace.record``,
 ``TapeTrace.record_linearized``) without staging the function. Rules are written in
 funcdiff operations, so a pullback can itself be traced (``vmap`` of a vjp

@@ -14,11 +14,14 @@ with the numpy impls, and its node's pullback evaluates the backward program
 with ``bind``, so a pullback can still be traced (vmap of a vjp function, jit,
 differentiation of a function that calls grad), as with every tape node.
 
-Primitives whose params hold programs (control flow, jit calls, custom rules,
-checkpoint) are not planned: those programs are new objects on each eager
-call, so a plan would never be reused. Nor is a signature whose
-linearization cannot be staged from avals alone (a rule that reads values);
-both keep the per-call linearization.
+Primitives whose params hold functions (custom rules) or several programs
+(control flow, traced anew on each eager call) are not planned, nor are
+signatures whose linearization cannot be staged from avals alone (a rule
+that reads values); they keep the per-call linearization. A primitive with
+one program in its params (a jit call, checkpoint) is planned when the same
+call, program included, comes a second time (checkpoint traces a new program
+on each eager call; a jit call repeats its cached one), and the plan is kept
+with the program, so it is freed with it.
 """
 
 from __future__ import annotations
@@ -91,27 +94,44 @@ def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
 
 
 def _plan_for(primitive, primals, needed, params) -> _Plan | None:
-    if any(_holds_program(v) for v in params.values()):
-        return None  # programs or functions in the params: new on each call
+    program = None
+    for name, v in params.items():
+        if isinstance(v, ClosedJaxpr) and program is None:
+            program = name
+        elif _holds_program(v) or callable(v):
+            return None  # several programs (control flow), or functions (custom rules)
     avals = tuple(get_aval(p) for p in primals)
     mask = tuple(bool(n) and dtypes.is_inexact(a.dtype) for n, a in zip(needed, avals))
+    if program is None:
+        plans = _plans
+        settings = params
+    else:
+        # A program in the params (a jit call, checkpoint): the plan lives with the
+        # program (freed with it) and is made when the same call comes a second time,
+        # since checkpoint traces a new program on each eager call.
+        from funcdiff.interpreters.call import _derived_cache
+        plans = _derived_cache(params[program])
+        settings = {k: v for k, v in params.items() if k != program}
     try:
-        key = (primitive, tuple(sorted(params.items())), avals, mask)
-        plan = _plans.get(key, False)
+        key = ("tape plan", primitive, tuple(sorted(settings.items())), avals, mask)
+        plan = plans.get(key, False)
     except TypeError:  # unhashable params
+        return None
+    if plan is False and program is not None and plans.get(key + ("seen",)) is None:
+        plans[key + ("seen",)] = True
         return None
     if plan is False:
         plan = _make_plan(primitive, avals, mask, params)
-        if len(_plans) >= _MAX_PLANS:
+        if plans is _plans and len(_plans) >= _MAX_PLANS:
             _plans.clear()
-        _plans[key] = plan
+        plans[key] = plan
     return plan
 
 
 def _holds_program(value: Any) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_holds_program(v) for v in value)
-    return isinstance(value, (ClosedJaxpr, Jaxpr)) or callable(value)
+    return isinstance(value, (ClosedJaxpr, Jaxpr))
 
 
 def _make_plan(primitive, avals, mask, params) -> _Plan | None:
