@@ -15,8 +15,8 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
-from funcdiff.errors import (DifferentiationError, InvalidArgumentError, ShapeError,
-                             TreeStructureError)
+from funcdiff.errors import (DifferentiationError, InvalidArgumentError,
+                             NonlinearTransposeError, ShapeError, TreeStructureError)
 from funcdiff.interpreters.batching import OutputAxisError, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters import tape
@@ -336,11 +336,17 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                 f"{aval.str_short()}; complex values are supported only as intermediates. "
                 "Return a real scalar, e.g. fnp.real(z) or fnp.abs(z) (or fnp.abs(z) ** 2), "
                 "or use vjp(f, x) to pull back a chosen complex cotangent.")
-        if aval.shape != () or not dtypes.is_float(aval.dtype):
+        if aval.shape != ():
             raise DifferentiationError(
                 f"grad requires a scalar output, but f returned {aval.str_short()}. Use "
                 "jacrev(f) for the full Jacobian, vjp(f, x) to pull back a chosen "
                 "cotangent, or reduce the output (e.g. .sum()).")
+        if not dtypes.is_float(aval.dtype):
+            raise DifferentiationError(
+                f"grad requires a floating-point scalar output, but f returned "
+                f"{aval.str_short()}: an integer or boolean result (a count, argmax, a "
+                "comparison) has no derivative. Return the float value to differentiate, "
+                "and anything else as an aux value with has_aux=True.")
         ct = np.ones((), aval.dtype)
         lin_main = _drop_outputs(lin, 1) if has_aux else lin
         cts = _pull_back(lin_main, [ct])
@@ -420,7 +426,15 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
             raise TreeStructureError(f"linear_transpose: cotangent structure {ct_tree} does "
                                      f"not match the output structure {out_tree}.")
         undefined = [UndefinedPrimal(v.aval) for v in closed.jaxpr.invars]
-        cts = backward_pass(closed.jaxpr, closed.consts, undefined, list(ct_leaves))
+        try:
+            cts = backward_pass(closed.jaxpr, closed.consts, undefined, list(ct_leaves))
+        except NonlinearTransposeError as e:
+            raise DifferentiationError(
+                f"linear_transpose: f is not linear in its inputs, so it has no transpose "
+                f"({e.reason}). Only functions built from linear operations of the inputs "
+                "(sums, scaling by constants, indexing, reshapes, products with constants) "
+                "can be transposed; for a nonlinear f use vjp(f, x), whose pullback is the "
+                "transpose of f's derivative at x.") from None
         cts = [_zeros_like_aval(get_aval(p)) if c is None or type(c) is Zero else c
                for c, p in zip(cts, p_flat)]
         return tree_unflatten(p_tree, cts)

@@ -48,6 +48,17 @@ class DifferentiationError(FunctionalDiffError, TypeError):
     """A derivative was requested where none is defined."""
 
 
+class NonlinearTransposeError(DifferentiationError):
+    """Transposition reached an operation that is not linear in the values being
+    transposed. From reverse mode that is a bug in a derivative rule; from
+    ``linear_transpose`` it means the user's function is not linear. ``reason``
+    says which operation, without blaming either."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"{reason}; this is a bug in a jvp or custom rule, please report it.")
+        self.reason = reason
+
+
 class BatchingError(FunctionalDiffError, ValueError):
     """vmap received inconsistent batch axes or sizes."""
 

@@ -357,6 +357,22 @@ def test_hvp_errors_name_hvp():
         fd.hvp(f, np.ones(3), np.ones(3))
 
 
+def test_grad_of_an_integer_scalar_says_it_has_no_derivative():
+    with pytest.raises(DifferentiationError, match=r"floating-point scalar output.*i64\[\].*"
+                                                   r"has_aux=True"):
+        fd.grad(lambda x: fnp.argmax(x))(np.arange(3.0))
+
+
+def test_linear_transpose_of_a_nonlinear_function_blames_the_function():
+    x = np.arange(3.0)
+    for f, reason in [(lambda a: a * a, "product of two tangents"),
+                      (fnp.sin, "primitive sin"), (lambda a: 1.0 / a, "denominator")]:
+        with pytest.raises(DifferentiationError, match=rf"^linear_transpose: f is not linear "
+                                                       rf"in its inputs.*{reason}") as info:
+            fd.linear_transpose(f, x)(x)
+        assert "bug" not in str(info.value)
+
+
 def test_grad_wrt_integer_argument_names_it():
     with pytest.raises(DifferentiationError, match="argument 1.*int64"):
         fd.grad(lambda x, n: x * n, argnums=1)(1.0, 3)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from funcdiff.core import ShapedArray, Zero, bind
-from funcdiff.errors import DifferentiationError
+from funcdiff.errors import NonlinearTransposeError
 from funcdiff.ir import Jaxpr, Literal, Var
 
 
@@ -99,10 +99,9 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear_args: Sequence[Any
                 continue
         rule = prim.transpose
         if rule is None:
-            raise DifferentiationError(
+            raise NonlinearTransposeError(
                 f"reverse mode reached the primitive {prim.name}, which has no transpose "
-                "rule: it is not linear in its tangent inputs. This is a bug in a jvp "
-                "rule or a custom rule; please report it.")
+                "rule: it is not linear in its tangent inputs")
         cts_in = rule(cts, *[read(a) for a in eqn.invars], **eqn.params)
         for atom, ct in zip(eqn.invars, cts_in):
             write_ct(atom, ct)

@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from funcdiff.core import Zero, get_aval
-from funcdiff.errors import DifferentiationError
+from funcdiff.errors import NonlinearTransposeError
 from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import binary_elementwise, deflinear, make_op
@@ -101,9 +101,8 @@ mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 
 def _mul_transpose(ct, x, y):
     if is_undefined(x) and is_undefined(y):
-        raise DifferentiationError(
-            "transpose of mul reached a product of two tangents, which is not linear; "
-            "this is a bug in a jvp rule, please report it.")
+        raise NonlinearTransposeError(
+            "transpose of mul reached a product of two tangents, which is not linear")
     if is_undefined(x):
         return [_unbroadcast_ct(mul(ct, y), x), None]
     return [None, _unbroadcast_ct(mul(x, ct), y)]
@@ -147,9 +146,8 @@ def _div_impl(x, y):
 
 def _div_transpose(ct, x, y):
     if is_undefined(y):
-        raise DifferentiationError(
-            "transpose of div reached a tangent in the denominator, which is not linear; "
-            "this is a bug in a jvp rule, please report it.")
+        raise NonlinearTransposeError(
+            "transpose of div reached a tangent in the denominator, which is not linear")
     return [_unbroadcast_ct(div(ct, y), x), None]
 
 
