@@ -22,9 +22,10 @@ and for every other primitive a linearization of that single primitive: planned
 once per signature and replayed where it can be (``tape_programs``: linear
 algebra, sort, cumulative products, repeated jit calls), else run when the
 node is recorded (control flow and checkpoint, whose programs are new on each
-call); either way they behave exactly as under ``linearize``. Calls of ``custom_vjp`` and ``custom_jvp``
-functions record their own node (``TapeTrace.record``,
-``TapeTrace.record_linearized``) without staging the function. Rules are written in
+call); either way they behave exactly as under ``linearize``. Calls of
+``custom_vjp`` and ``custom_jvp`` functions record their own node
+(``TapeTrace.record``, ``TapeTrace.record_linearized``) without staging the
+function. Rules are written in
 funcdiff operations, so a pullback can itself be traced (``vmap`` of a vjp
 function, ``jit`` of it, or differentiation of a function that calls grad).
 

@@ -9,10 +9,13 @@ the same program. So it is split once per such signature (``remat_split``
 with no policy: every residual kept) into a forward program (operands ->
 outputs + residuals) and, transposed once (``transposed_program``), a
 backward program (residuals + operands it reads + output cotangents ->
-operand cotangents). A call runs the forward program on its concrete operands
-with the numpy impls, and its node's pullback evaluates the backward program
-with ``bind``, so a pullback can still be traced (vmap of a vjp function, jit,
-differentiation of a function that calls grad), as with every tape node.
+operand cotangents; one per set of nonzero output cotangents, so that a zero
+cotangent skips its equations as in ``backward_pass``). A call runs the
+forward program on its concrete operands with the numpy impls; its node's
+pullback runs the backward program with the impls too when the cotangents
+are plain values, and with ``bind`` otherwise, so a pullback can still be
+traced (vmap of a vjp function, jit, differentiation of a function that
+calls grad), as with every tape node.
 
 Primitives whose params hold functions (custom rules) or several programs
 (control flow, traced anew on each eager call) are not planned, nor are
