@@ -17,7 +17,6 @@ from typing import Any, Callable
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.errors import ConcretizationError
 from funcdiff.numpy._numpy_dispatch import _fnp
 from funcdiff.numpy._tracer_conversion import _unsupported
 
@@ -192,16 +191,9 @@ def _conj(self):
     return _fnp().conjugate(self)
 
 
-def _nonzero(self):
-    """Indices of the non-zero elements; needs a concrete value (it decides the shape)."""
-    try:
-        value = self.to_concrete("nonzero")
-    except ConcretizationError:
-        raise ConcretizationError(
-            f"x.nonzero() needs a concrete value because its result's shape depends on the "
-            f"values, but x is the abstract {self.aval.str_short()} (under jit/make_jaxpr). Use "
-            "fnp.where(mask, x, fill) to keep shapes static.") from None
-    return np.nonzero(np.asarray(value))
+def _nonzero(self, *, size=None, fill_value=None):
+    """Indices of the non-zero elements (``fnp.nonzero``): a concrete value, or ``size``."""
+    return _fnp().nonzero(self, size=size, fill_value=fill_value)
 
 
 def _getitem(self, idx):

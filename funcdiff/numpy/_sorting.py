@@ -329,23 +329,39 @@ def searchsorted(a, v, side="left", sorter=None):
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True):
-    """The sorted unique elements of ``ar`` (numpy.unique); needs a concrete value.
+           *, equal_nan=True, size=None, fill_value=None):
+    """The sorted unique elements of ``ar`` (numpy.unique).
 
-    The output's shape depends on the data, so ``unique`` cannot be staged
-    (jit, make_jaxpr) or vmapped; under grad/jvp the unique values are a
-    gather of ``ar`` and carry its derivative. Indices, inverse and counts are
-    plain numpy int64 arrays.
+    The output's shape depends on the data, so without ``size`` ``unique``
+    needs a concrete value: it cannot be staged (jit, make_jaxpr) or vmapped;
+    under grad/jvp the unique values are a gather of ``ar`` and carry its
+    derivative. Indices, inverse and counts are plain numpy int64 arrays. As
+    in JAX, ``size=k`` returns exactly the first ``k`` unique values of the
+    flattened array, padded with ``fill_value`` (default: the smallest value),
+    and then traces under every transform (values only).
 
     Raises:
-      ConcretizationError: if ``ar`` is abstract (under jit, make_jaxpr or vmap).
+      ConcretizationError: if ``ar`` is abstract (under jit, make_jaxpr or vmap)
+        and no ``size`` is given.
+      InvalidArgumentError: ``size`` with ``axis`` or a ``return_*`` flag.
 
     >>> import numpy as np, funcdiff.numpy as fnp
     >>> fnp.unique(np.array([3., 1., 3., 2.]))
     array([1., 2., 3.])
+    >>> fnp.unique(np.array([3., 1., 3.]), size=3, fill_value=0.0)
+    array([1., 3., 0.])
     """
     flags = dict(return_index=return_index, return_inverse=return_inverse,
                  return_counts=return_counts)
+    if size is not None:
+        if axis is not None or any(flags.values()):
+            raise InvalidArgumentError(
+                "funcdiff.numpy.unique supports size= for the unique values of the flattened "
+                "array only; call it without axis and return_index/return_inverse/"
+                "return_counts, or without size on a concrete array.")
+        from funcdiff.numpy._nonzero import _static_size, unique_sized
+        return unique_sized(_util.asarray(ar, "unique"), _static_size(size), fill_value,
+                            equal_nan)
     if not isinstance(ar, Tracer):
         return np.unique(_util.asarray(ar, "unique"), axis=axis, equal_nan=equal_nan, **flags)
     try:
@@ -353,8 +369,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     except ConcretizationError as e:
         raise ConcretizationError(
             f"unique returns an array whose shape depends on the values of its input, so it "
-            f"needs a concrete value and cannot be traced under jit, make_jaxpr or vmap. Call "
-            f"it outside the transform (or on a static argument). Details: {e}") from None
+            f"needs a concrete value and cannot be traced under jit, make_jaxpr or vmap. Pass "
+            f"size= (and fill_value=) to fix the number of results, or call it outside the "
+            f"transform (or on a static argument). Details: {e}") from None
     results = np.unique(value, return_index=True, return_inverse=return_inverse,
                         return_counts=return_counts, axis=axis, equal_nan=equal_nan)
     index = results[1]
