@@ -168,7 +168,7 @@ def test_the_functions_agree_with_calculus():
     np.testing.assert_allclose(prod, np.polyval(P3, x) * np.polyval(Q2, x), rtol=1e-12)
     # vander @ coefficients is polyval
     np.testing.assert_allclose(fnp.vander(x, 5) @ p, np.polyval(p, x), rtol=1e-12)
-    # the derivative of a polynomial at infinity's neighbour; numpy's 0 * inf start gives nan
+    # Horner starts from p[0], so an infinite x gives inf (numpy starts from 0 * x: nan)
     assert fnp.polyval(np.array([2.0, 1.0]), np.inf) == np.inf
     # polyint's constants are differentiable: d/dk of the constant term
     dk = fd.jacrev(lambda k: fnp.polyint(P3, m=2, k=k))(np.array([1.0, 2.0]))
@@ -189,7 +189,7 @@ def test_numpy_functions_dispatch_on_tracers():
 
 
 def test_static_arguments_under_grad_jit_and_vmap():
-    # a concrete traced order is read (grad's values are concrete) ...
+    # an integer 0-d array is a concrete order ...
     np.testing.assert_allclose(fnp.polyder(P5, m=np.array(2)), np.polyder(P5, 2))
     # ... an abstract one is refused with the argument to make static
     with pytest.raises(ConcretizationError, match="m= as a Python int"):
