@@ -295,7 +295,14 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
     if bins.ndim != 0 or bins.dtype.kind not in "iu":
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins to be an int or 1-D "
                                    f"edges, got {bins!r:.80}.")
-    count = int(concrete_value(bins, name))  # raises under jit: the bin count fixes a shape
+    count = _value_or_none(bins, name)
+    if count is None:
+        raise ConcretizationError(
+            f"funcdiff.numpy.{name}: the number of bins fixes the result's shape, so it must be "
+            f"concrete, but got the abstract {bins.aval.str_short()} (under jit, make_jaxpr or "
+            "vmap). Pass it as a Python int (static_argnums= under jit), or pass the edges as "
+            "an array, which may be traced.")
+    count = int(count)
     if count < 1:
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs a positive number of bins, "
                                    f"got {count}.")
