@@ -1,0 +1,456 @@
+"""Calculus on sampled data: trapezoid, gradient, interp, cov and corrcoef.
+
+Each function treats an array as samples of a function or of random variables
+and is composed of funcdiff.numpy operations (slices, differences, gathers,
+``where``, products), so it is differentiated, batched and compiled like any
+other code. Every result shape follows from the input shapes alone; only
+settings that change shapes or formulas (axes, ``edge_order``, ``ddof``) must
+be concrete. ``trapezoid`` and ``gradient`` keep float32 as numpy does;
+``interp``, ``cov`` and ``corrcoef`` keep float32 too (numpy computes them in
+float64 always), as JAX does, so a float32 program stays float32.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+import funcdiff.numpy as fnp
+from funcdiff import dtypes
+from funcdiff.core import Tracer
+from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
+                             ShapeError, UnsupportedNumpyError)
+from funcdiff.numpy import _util
+from funcdiff.numpy._shape import _slice_axis
+
+_F64 = np.dtype(np.float64)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return _util.shape_of(x)
+
+
+def _along(v: Any, axis: int, ndim: int) -> Any:
+    """The 1-D ``v`` reshaped to broadcast against an ``ndim`` array along ``axis``."""
+    shape = [1] * ndim
+    shape[axis] = _shape(v)[0]
+    return fnp.reshape(v, tuple(shape))
+
+
+def _static_int(value: Any, name: str, what: str, fix: str) -> int:
+    """``value`` as a Python int; a traced value gets a ConcretizationError saying ``fix``."""
+    if isinstance(value, Tracer):
+        try:
+            value = value.to_concrete(name)
+        except ConcretizationError:
+            raise ConcretizationError(
+                f"funcdiff.numpy.{name}: {what} must be a concrete integer, but got the abstract "
+                f"{value.aval.str_short()} (under jit, make_jaxpr or vmap). {fix}") from None
+    if isinstance(value, (float, np.floating, np.ndarray)) and value == int(value):
+        return int(value)  # numpy accepts integral floats such as 1.0
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.{name}: {what} must be an integer, got {value!r}") from None
+
+
+# ---------------------------------------------------------------------------
+# Integration
+
+
+def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
+    """Integrate ``y`` along ``axis`` with the composite trapezoidal rule (numpy.trapezoid).
+
+    Args:
+      y: samples of the integrand.
+      x: sample points: 1-D of length ``y.shape[axis]``, or an array of ``y``'s
+        shape; default: evenly spaced ``dx`` apart.
+      dx: spacing of the samples when ``x`` is None.
+      axis: the axis to integrate along.
+
+    Returns:
+      ``sum(d * (y[1:] + y[:-1]) / 2)`` along ``axis`` (0 for fewer than two
+      samples). Differentiable in ``y``, ``x`` and ``dx``.
+
+    Raises:
+      AxisError: for a 0-d ``y`` or an axis out of range.
+      ShapeError: for a 1-D ``x`` whose length is not ``y.shape[axis]``.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> float(fnp.trapezoid(np.array([1., 2., 3.])))
+    4.0
+    >>> float(fnp.trapezoid(np.array([1., 2., 3.]), x=np.array([0., 1., 3.])))
+    6.5
+    """
+    y = _util.asarray(y, "trapezoid")
+    ndim = len(_shape(y))
+    if ndim == 0:
+        raise AxisError("funcdiff.numpy.trapezoid integrates along an axis, but y is 0-d; "
+                        "pass samples of at least one dimension.")
+    ax = _util.normalize_axis(axis, ndim, "trapezoid")
+    n = _shape(y)[ax]
+    if x is None:
+        d = dx
+    else:
+        x = _util.asarray(x, "trapezoid")
+        if len(_shape(x)) == 1:
+            if _shape(x)[0] != n:
+                raise ShapeError(
+                    f"funcdiff.numpy.trapezoid: the 1-D x needs one sample point per element "
+                    f"of y along axis {axis} ({n}), got {_shape(x)[0]}.")
+            d = _along(fnp.diff(x), ax, ndim)
+        else:
+            d = fnp.diff(x, axis=axis)
+    ends = _slice_axis(y, ax, 1, n), _slice_axis(y, ax, 0, max(n - 1, 0))
+    return fnp.sum(d * (ends[0] + ends[1]) / 2.0, axis=axis)
+
+
+# ---------------------------------------------------------------------------
+# Differentiation
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """Estimate the gradient of sampled ``f`` by finite differences (numpy.gradient).
+
+    Second-order central differences inside, one-sided differences of order
+    ``edge_order`` at both ends of each axis. Spacing coordinate arrays use the
+    formulas for uneven spacing (numpy switches to the even formula when the
+    spacing is constant, which agrees to rounding).
+
+    Args:
+      f: samples, at least ``edge_order + 1`` along every differentiated axis.
+      *varargs: the spacing: nothing (1), one scalar for all axes, or one entry
+        per axis, each a scalar spacing or a 1-D array of coordinates as long
+        as that axis.
+      axis: an axis or tuple of axes (default: all), in the order returned.
+      edge_order: 1 or 2, the accuracy of the boundary differences.
+
+    Returns:
+      One array (a single axis) or a tuple of arrays of ``f``'s shape; float
+      inputs keep their dtype, integers give float64. Differentiable in ``f``
+      and in the spacing.
+
+    Raises:
+      DTypeError: for boolean ``f`` (numpy cannot subtract booleans either).
+      InvalidArgumentError: for a wrong number of spacings or an edge_order
+        other than 1 and 2.
+      ShapeError: for an axis too short or coordinates of the wrong shape.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.gradient(np.array([1., 2., 4., 7., 11.]))
+    array([1. , 1.5, 2.5, 3.5, 4. ])
+    >>> fnp.gradient(np.array([1., 4., 9.]), np.array([1., 2., 3.]), edge_order=2)
+    array([2., 4., 6.])
+    """
+    f = _util.asarray(f, "gradient")
+    if f.dtype == np.bool_:
+        raise DTypeError("funcdiff.numpy.gradient subtracts neighbouring samples, which "
+                         "booleans do not support (numpy raises too); convert f with "
+                         "astype(float) first.")
+    if not dtypes.is_float(f.dtype):
+        f = _util.cast(f, _F64)
+    shape = _shape(f)
+    axes = _gradient_axes(axis, len(shape))
+    if edge_order not in (1, 2) or isinstance(edge_order, bool):
+        raise InvalidArgumentError(f"funcdiff.numpy.gradient: edge_order must be 1 or 2, got "
+                                   f"{edge_order!r}.")
+    spacings = _spacings(varargs, axes, shape)
+    outs = []
+    for ax, h in zip(axes, spacings):
+        if shape[ax] < edge_order + 1:
+            raise ShapeError(
+                f"funcdiff.numpy.gradient needs at least edge_order + 1 = {edge_order + 1} "
+                f"samples along axis {ax}, got {shape[ax]}; use edge_order=1 or more samples.")
+        outs.append(_util.cast(_differences(f, ax, h, edge_order), f.dtype))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _gradient_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    many = isinstance(axis, (tuple, list))
+    axes = tuple(_util.normalize_axis(a, ndim, "gradient") for a in (axis if many else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise AxisError(f"funcdiff.numpy.gradient: repeated axis in {axis!r}; name each once.")
+    return axes
+
+
+def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...]) -> list:
+    """One spacing per axis: a scalar, or the coordinate differences (1-D)."""
+    if not varargs:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and len(_shape(varargs[0])) == 0:
+        return [_scalar(varargs[0])] * len(axes)
+    if len(varargs) != len(axes):
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.gradient takes no spacing, one scalar spacing, or one per "
+            f"differentiated axis ({len(axes)}), got {len(varargs)}.")
+    out = []
+    for ax, h in zip(axes, varargs):
+        rank = len(_shape(h))
+        if rank == 0:
+            out.append(_scalar(h))
+            continue
+        if rank != 1 or _shape(h)[0] != shape[ax]:
+            raise ShapeError(
+                f"funcdiff.numpy.gradient: the spacing of axis {ax} must be a scalar or 1-D "
+                f"coordinates of length {shape[ax]}, got shape {_shape(h)}.")
+        coords = _util.asarray(h, "gradient")
+        if not dtypes.is_float(coords.dtype):
+            coords = _util.cast(coords, _F64)
+        out.append(fnp.diff(coords))
+    return out
+
+
+def _scalar(h: Any) -> Any:
+    return h if isinstance(h, (int, float, Tracer)) else _util.asarray(h, "gradient")
+
+
+def _differences(f: Any, ax: int, h: Any, edge_order: int) -> Any:
+    """The derivative along ``ax``: the stencils of both edges and the central one, joined."""
+    n, ndim = _shape(f)[ax], len(_shape(f))
+
+    def at(i):  # f[i] along ax, keeping the axis
+        return _slice_axis(f, ax, i, i + 1)
+
+    inner_lo, inner_mid, inner_hi = (_slice_axis(f, ax, k, n - 2 + k) for k in range(3))
+    if len(_shape(h)) == 0:  # even spacing h
+        inner = (inner_hi - inner_lo) / (2.0 * h)
+        if edge_order == 1:
+            first, last = (at(1) - at(0)) / h, (at(n - 1) - at(n - 2)) / h
+        else:
+            first = (-1.5 / h) * at(0) + (2.0 / h) * at(1) + (-0.5 / h) * at(2)
+            last = (0.5 / h) * at(n - 3) + (-2.0 / h) * at(n - 2) + (1.5 / h) * at(n - 1)
+        return fnp.concatenate([first, inner, last], axis=ax)
+
+    def step(i, j):  # the coordinate differences h[i:j], shaped to broadcast along ax
+        return _along(_slice_axis(h, 0, i, j), ax, ndim)
+
+    # h[i] = x[i+1] - x[i]; a and b are the steps before and after the middle sample
+    a, b = step(0, n - 2), step(1, n - 1)
+    inner = (-b / (a * (a + b)) * inner_lo + (b - a) / (a * b) * inner_mid
+             + a / (b * (a + b)) * inner_hi)
+    if edge_order == 1:
+        first = (at(1) - at(0)) / step(0, 1)
+        last = (at(n - 1) - at(n - 2)) / step(n - 2, n - 1)
+    else:
+        a, b = step(0, 1), step(1, 2)
+        first = (-(2.0 * a + b) / (a * (a + b)) * at(0) + (a + b) / (a * b) * at(1)
+                 - a / (b * (a + b)) * at(2))
+        a, b = step(n - 3, n - 2), step(n - 2, n - 1)
+        last = (b / (a * (a + b)) * at(n - 3) - (a + b) / (a * b) * at(n - 2)
+                + (2.0 * b + a) / (b * (a + b)) * at(n - 1))
+    return fnp.concatenate([first, inner, last], axis=ax)
+
+
+# ---------------------------------------------------------------------------
+# Interpolation
+
+
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+           period: Any = None) -> Any:
+    """Piecewise-linear interpolation of the points ``(xp, fp)`` at ``x`` (numpy.interp).
+
+    ``xp`` must be increasing (not checked, as in numpy). Outside
+    ``[xp[0], xp[-1]]`` the result is ``left``/``right`` (default ``fp[0]`` and
+    ``fp[-1]``); with ``period``, ``x`` and ``xp`` are taken modulo it and
+    ``left``/``right`` are ignored. Traced inputs find the interval of each ``x``
+    by counting comparisons (``O(len(xp) * x.size)``), so jit and vmap work.
+
+    Args:
+      x: where to evaluate, any shape.
+      xp, fp: 1-D sample points and values of equal, non-zero length.
+      left, right: the values below and above the range of ``xp``.
+      period: the period of the coordinates, a non-zero scalar.
+
+    Returns:
+      An array of ``x``'s shape, float64 unless all inputs are float32 (numpy
+      always gives float64). Differentiable in ``x`` (the slope of the interval
+      to the right of a knot, to the left at ``xp[-1]``), in ``fp``, ``left``
+      and ``right``.
+
+    Raises:
+      ShapeError: for ``xp``/``fp`` that are not 1-D, differ in length or are empty.
+      InvalidArgumentError: for a zero or non-scalar ``period``.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.interp(np.array([-1., 0.5, 1.5, 3.]), np.array([0., 1., 2.]), np.array([0., 10., 0.]))
+    array([0., 5., 5., 0.])
+    """
+    x, xp, fp = (_util.asarray(v, "interp") for v in (x, xp, fp))
+    if len(_shape(xp)) != 1 or len(_shape(fp)) != 1:
+        raise ShapeError(f"funcdiff.numpy.interp needs 1-D xp and fp, got shapes {_shape(xp)} "
+                         f"and {_shape(fp)}.")
+    if _shape(xp) != _shape(fp):
+        raise ShapeError(f"funcdiff.numpy.interp needs one value fp per sample point xp, got "
+                         f"{_shape(fp)[0]} values and {_shape(xp)[0]} points.")
+    if _shape(xp)[0] == 0:
+        raise ShapeError("funcdiff.numpy.interp needs at least one sample point; xp is empty.")
+    x, xp, fp = _util.promote_to_float("interp", x, xp, fp)
+    if period is not None:
+        x, xp, fp = _periodic(x, xp, fp, period)
+        left = right = None
+    n = _shape(xp)[0]
+    first, last, fp_first, fp_last = xp[0], xp[n - 1], fp[0], fp[n - 1]
+    if n == 1:
+        out = fnp.broadcast_to(fp_first, _shape(x))
+    else:
+        j = fnp.clip(fnp.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+        x0, x1 = fnp.take(xp, j), fnp.take(xp, j + 1)
+        y0, y1 = fnp.take(fp, j), fnp.take(fp, j + 1)
+        width = x1 - x0
+        # a zero-width interval is never used (only masked-out ends can pick one);
+        # dividing by 1 there keeps its derivatives finite
+        slope = (y1 - y0) / fnp.where(width == 0, 1.0, width)
+        from_left, from_right = slope * (x - x0) + y0, slope * (x - x1) + y1
+        # numpy's fallbacks when infinities make the value NaN: the other end, then
+        # the common value of a flat interval, then the value at an exact knot
+        out = fnp.where(fnp.isnan(from_left), from_right, from_left)
+        out = fnp.where(fnp.isnan(out) & (y0 == y1), y0, out)
+        out = fnp.where(fnp.isnan(from_left) & (x == x0), y0, out)
+        # at xp[-1] exactly fp[-1]; from_right equals it there and keeps the left slope
+        out = fnp.where(x == last, fnp.where(fnp.isnan(from_right), fp_last, from_right), out)
+    dtype = fp.dtype
+    below = fp_first if left is None else _util.cast(_util.asarray(left, "interp"), dtype)
+    above = fp_last if right is None else _util.cast(_util.asarray(right, "interp"), dtype)
+    out = fnp.where(x > last, above, out)
+    out = fnp.where(x < first, below, out)
+    return fnp.where(fnp.isnan(x), x, out)
+
+
+def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
+    """``x`` and the samples wrapped into one period, with one sample copied past each end."""
+    if len(_shape(period)) != 0:
+        raise InvalidArgumentError(f"funcdiff.numpy.interp: period must be a scalar, got shape "
+                                   f"{_shape(period)}.")
+    if not isinstance(period, Tracer) and period == 0:
+        raise InvalidArgumentError("funcdiff.numpy.interp: period must be non-zero (it is the "
+                                   "length after which the coordinates repeat).")
+    period = fnp.abs(_util.cast(_util.asarray(period, "interp"), xp.dtype))
+    x, xp = fnp.remainder(x, period), fnp.remainder(xp, period)
+    order = fnp.argsort(xp)
+    xp, fp = fnp.take(xp, order), fnp.take(fp, order)
+    n = _shape(xp)[0]
+    xp = fnp.concatenate([xp[n - 1:] - period, xp, xp[:1] + period])
+    fp = fnp.concatenate([fp[n - 1:], fp, fp[:1]])
+    return x, xp, fp
+
+
+# ---------------------------------------------------------------------------
+# Covariance and correlation
+
+
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
+    """Covariance matrix of variables observed together (numpy.cov).
+
+    Args:
+      m: 1-D (one variable) or 2-D observations: each row a variable, each
+        column an observation (the other way round with ``rowvar=False``).
+      y: more variables, in the same layout as ``m``.
+      rowvar: whether rows are variables.
+      bias: normalise by N instead of N - 1.
+      ddof: normalise by N - ddof (overrides ``bias``); a concrete integer.
+      fweights, aweights: not supported (weight the observations yourself).
+      dtype: a float dtype for the computation (default: float64, or float32
+        for float32 inputs).
+
+    Returns:
+      The (variables x variables) matrix, squeezed (0-d for one variable).
+      Differentiable in ``m`` and ``y``. With N - ddof <= 0 numpy's
+      RuntimeWarning is issued and the entries are inf or nan.
+
+    Raises:
+      ShapeError: for inputs of rank above 2 or ``y`` with a different number
+        of observations.
+      ConcretizationError: for a traced ``ddof``.
+      UnsupportedNumpyError: for ``fweights`` or ``aweights``.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.cov(np.array([[0., 1., 2.], [2., 1., 0.]]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    for key, value in (("fweights", fweights), ("aweights", aweights)):
+        if value is not None:
+            raise UnsupportedNumpyError(
+                f"funcdiff.numpy.cov does not support {key}=. Weight the observations "
+                f"yourself, e.g. the weighted mean fnp.average(m, axis=1, weights=w) and "
+                f"the centred products ((m - mean) * w) @ (m - mean).T / normaliser.")
+    if ddof is None:
+        ddof = 0 if bias else 1
+    ddof = _static_int(ddof, "cov", "ddof", "Pass ddof as a Python int (or mark it static "
+                       "with jit's static_argnums).")
+    parts = [_variables(m, "m", rowvar)]
+    if y is not None:
+        parts.append(_variables(y, "y", rowvar))
+        if _shape(parts[1])[1] != _shape(parts[0])[1]:
+            raise ShapeError(f"funcdiff.numpy.cov needs as many observations in y as in m, "
+                             f"got {_shape(parts[1])[1]} and {_shape(parts[0])[1]}.")
+    dtype = _float_dtype("cov", dtype, parts)
+    if _shape(parts[0])[0] == 0:
+        return fnp.zeros((0, 0), dtype)
+    X = fnp.concatenate([_util.cast(p, dtype) for p in parts], axis=0)
+    fact = _shape(X)[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+    centred = X - fnp.mean(X, axis=1, keepdims=True)
+    c = fnp.matmul(centred, fnp.transpose(centred))
+    return fnp.squeeze(c * (1.0 / fact if fact > 0 else float("inf")))
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
+    """Pearson correlation coefficients of variables observed together (numpy.corrcoef).
+
+    ``cov(x, y, rowvar)`` divided by the outer product of the standard
+    deviations, clipped to [-1, 1]. Arguments are those of ``cov``.
+
+    Returns:
+      The (variables x variables) matrix, squeezed; a single variable gives
+      1.0 (nan if it is constant). Differentiable in ``x`` and ``y``.
+
+    Raises:
+      ShapeError: as ``cov``.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.corrcoef(np.array([0., 1., 2.]), np.array([3., 1., -1.]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    c = cov(x, y, rowvar, dtype=dtype)
+    if len(_shape(c)) == 0:
+        return c / c
+    std = fnp.sqrt(fnp.diagonal(c))
+    c = c / std[:, None] / std[None, :]
+    return fnp.clip(c, -1.0, 1.0)
+
+
+def _variables(a: Any, what: str, rowvar: bool) -> Any:
+    """``a`` as a 2-D (variables, observations) array."""
+    a = _util.asarray(a, "cov")
+    if len(_shape(a)) > 2:
+        raise ShapeError(f"funcdiff.numpy.cov: {what} holds variables in rows and "
+                         f"observations in columns, so it must be 1-D or 2-D, got shape "
+                         f"{_shape(a)}.")
+    a = fnp.atleast_2d(a)
+    if not rowvar and _shape(a)[0] != 1:
+        a = fnp.transpose(a)
+    return a
+
+
+def _float_dtype(name: str, dtype: Any, arrays: list) -> np.dtype:
+    if dtype is None:
+        dtype = dtypes.result_type(*arrays)
+        return dtype if dtypes.is_float(dtype) else _F64
+    dtype = np.dtype(dtype)
+    if not dtypes.is_float(dtype):
+        raise DTypeError(f"funcdiff.numpy.{name}: dtype must be a float dtype (float32 or "
+                         f"float64), got {dtype}.")
+    return dtype
+
+
+__all__ = ["trapezoid", "gradient", "interp", "cov", "corrcoef"]
