@@ -105,7 +105,7 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
             d = _along(fnp.diff(x), ax, ndim)
         else:
             d = fnp.diff(x, axis=axis)
-    ends = _slice_axis(y, ax, 1, n), _slice_axis(y, ax, 0, max(n - 1, 0))
+    ends = _slice_axis(y, ax, min(1, n), n), _slice_axis(y, ax, 0, max(n - 1, 0))
     return fnp.sum(d * (ends[0] + ends[1]) / 2.0, axis=axis)
 
 
@@ -304,7 +304,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         y0, y1 = fnp.take(fp, j), fnp.take(fp, j + 1)
         width = x1 - x0
         # a zero-width interval is never used (only masked-out ends can pick one);
-        # dividing by 1 there keeps its derivatives finite
+        # dividing by 1 there keeps its second derivatives finite (not NaN)
         slope = (y1 - y0) / fnp.where(width == 0, 1.0, width)
         from_left, from_right = slope * (x - x0) + y0, slope * (x - x1) + y1
         # numpy's fallbacks when infinities make the value NaN: the other end, then
