@@ -216,6 +216,17 @@ def test_derivatives_have_the_closed_forms():
     np.testing.assert_allclose(fd.grad(fnp.cov)(x), 2 * (x - x.mean()) / 2)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda y: fnp.trapezoid(y, dx=0.1), lambda f: fnp.gradient(f, 0.3, edge_order=2),
+    lambda f: fnp.gradient(f, axis=0), lambda v: fnp.interp(v, v, v, period=2.0),
+    fnp.cov, fnp.corrcoef], ids=["trapezoid", "gradient-e2", "gradient", "interp", "cov",
+                                 "corrcoef"])
+def test_float32_programs_compute_in_float32(fn):
+    jaxpr = str(fd.make_jaxpr(fn)(_normal(3, 4, dtype="f4") if fn in (fnp.cov, fnp.corrcoef)
+                                  else np.sort(_normal(5, dtype="f4"))))
+    assert "f64" not in jaxpr, jaxpr
+
+
 def test_interp_is_exact_at_the_sample_points():
     # the last point is the one a slope times a width would round (in about 40% of cases)
     for _ in range(20):

@@ -49,13 +49,14 @@ def _static_int(value: Any, name: str, what: str, fix: str) -> int:
             raise ConcretizationError(
                 f"funcdiff.numpy.{name}: {what} must be a concrete integer, but got the abstract "
                 f"{value.aval.str_short()} (under jit, make_jaxpr or vmap). {fix}") from None
-    if isinstance(value, (float, np.floating, np.ndarray)) and value == int(value):
-        return int(value)  # numpy accepts integral floats such as 1.0
     try:
         return operator.index(value)
     except TypeError:
-        raise InvalidArgumentError(
-            f"funcdiff.numpy.{name}: {what} must be an integer, got {value!r}") from None
+        pass
+    if np.ndim(value) == 0 and np.asarray(value).dtype.kind == "f" and float(value).is_integer():
+        return int(value)  # numpy accepts integral floats such as 1.0
+    raise InvalidArgumentError(
+        f"funcdiff.numpy.{name}: {what} must be an integer, got {value!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -105,8 +106,8 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
             d = _along(fnp.diff(x), ax, ndim)
         else:
             d = fnp.diff(x, axis=axis)
-    ends = _slice_axis(y, ax, min(1, n), n), _slice_axis(y, ax, 0, max(n - 1, 0))
-    return fnp.sum(d * (ends[0] + ends[1]) / 2.0, axis=axis)
+    ends = fnp.add(_slice_axis(y, ax, min(1, n), n), _slice_axis(y, ax, 0, max(n - 1, 0)))
+    return fnp.sum(fnp.divide(fnp.multiply(d, ends), 2.0), axis=axis)
 
 
 # ---------------------------------------------------------------------------
@@ -158,7 +159,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     if edge_order not in (1, 2) or isinstance(edge_order, bool):
         raise InvalidArgumentError(f"funcdiff.numpy.gradient: edge_order must be 1 or 2, got "
                                    f"{edge_order!r}.")
-    spacings = _spacings(varargs, axes, shape)
+    spacings = _spacings(varargs, axes, shape, f.dtype)
     outs = []
     for ax, h in zip(axes, spacings):
         if shape[ax] < edge_order + 1:
@@ -179,12 +180,13 @@ def _gradient_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return axes
 
 
-def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...]) -> list:
+def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...],
+              dtype: np.dtype) -> list:
     """One spacing per axis: a scalar, or the coordinate differences (1-D)."""
     if not varargs:
-        return [1.0] * len(axes)
+        return [np.asarray(1.0, dtype)] * len(axes)
     if len(varargs) == 1 and len(_shape(varargs[0])) == 0:
-        return [_scalar(varargs[0])] * len(axes)
+        return [_scalar(varargs[0], dtype)] * len(axes)
     if len(varargs) != len(axes):
         raise InvalidArgumentError(
             f"funcdiff.numpy.gradient takes no spacing, one scalar spacing, or one per "
@@ -193,7 +195,7 @@ def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...]) -> 
     for ax, h in zip(axes, varargs):
         rank = len(_shape(h))
         if rank == 0:
-            out.append(_scalar(h))
+            out.append(_scalar(h, dtype))
             continue
         if rank != 1 or _shape(h)[0] != shape[ax]:
             raise ShapeError(
@@ -206,8 +208,11 @@ def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...]) -> 
     return out
 
 
-def _scalar(h: Any) -> Any:
-    return h if isinstance(h, (int, float, Tracer)) else _util.asarray(h, "gradient")
+def _scalar(h: Any, dtype: np.dtype) -> Any:
+    """A scalar spacing; Python numbers take ``f``'s dtype, as they would in an operation."""
+    if type(h) in (bool, int, float):
+        return np.asarray(h, dtype)
+    return _util.asarray(h, "gradient")
 
 
 def _differences(f: Any, ax: int, h: Any, edge_order: int) -> Any:
@@ -217,34 +222,50 @@ def _differences(f: Any, ax: int, h: Any, edge_order: int) -> Any:
     def at(i):  # f[i] along ax, keeping the axis
         return _slice_axis(f, ax, i, i + 1)
 
-    inner_lo, inner_mid, inner_hi = (_slice_axis(f, ax, k, n - 2 + k) for k in range(3))
     if len(_shape(h)) == 0:  # even spacing h
-        inner = (inner_hi - inner_lo) / (2.0 * h)
-        if edge_order == 1:
-            first, last = (at(1) - at(0)) / h, (at(n - 1) - at(n - 2)) / h
-        else:
-            first = (-1.5 / h) * at(0) + (2.0 / h) * at(1) + (-0.5 / h) * at(2)
-            last = (0.5 / h) * at(n - 3) + (-2.0 / h) * at(n - 2) + (1.5 / h) * at(n - 1)
-        return fnp.concatenate([first, inner, last], axis=ax)
-
-    def step(i, j):  # the coordinate differences h[i:j], shaped to broadcast along ax
-        return _along(_slice_axis(h, 0, i, j), ax, ndim)
-
-    # h[i] = x[i+1] - x[i]; a and b are the steps before and after the middle sample
-    a, b = step(0, n - 2), step(1, n - 1)
-    inner = (-b / (a * (a + b)) * inner_lo + (b - a) / (a * b) * inner_mid
-             + a / (b * (a + b)) * inner_hi)
+        def step(i, j):
+            return h
+        inner = fnp.divide(fnp.subtract(_slice_axis(f, ax, 2, n), _slice_axis(f, ax, 0, n - 2)),
+                           fnp.multiply(2.0, h))
+    else:  # coordinate differences h[i] = x[i+1] - x[i]
+        def step(i, j):  # h[i:j], shaped to broadcast along ax
+            return _along(_slice_axis(h, 0, i, j), ax, ndim)
+        inner = _stencil(_three_point_weights(step(0, n - 2), step(1, n - 1), 1),
+                         [_slice_axis(f, ax, k, n - 2 + k) for k in range(3)])
     if edge_order == 1:
-        first = (at(1) - at(0)) / step(0, 1)
-        last = (at(n - 1) - at(n - 2)) / step(n - 2, n - 1)
+        first = fnp.divide(fnp.subtract(at(1), at(0)), step(0, 1))
+        last = fnp.divide(fnp.subtract(at(n - 1), at(n - 2)), step(n - 2, n - 1))
     else:
-        a, b = step(0, 1), step(1, 2)
-        first = (-(2.0 * a + b) / (a * (a + b)) * at(0) + (a + b) / (a * b) * at(1)
-                 - a / (b * (a + b)) * at(2))
-        a, b = step(n - 3, n - 2), step(n - 2, n - 1)
-        last = (b / (a * (a + b)) * at(n - 3) - (a + b) / (a * b) * at(n - 2)
-                + (2.0 * b + a) / (b * (a + b)) * at(n - 1))
+        first = _stencil(_three_point_weights(step(0, 1), step(1, 2), 0), [at(0), at(1), at(2)])
+        last = _stencil(_three_point_weights(step(n - 3, n - 2), step(n - 2, n - 1), 2),
+                        [at(n - 3), at(n - 2), at(n - 1)])
     return fnp.concatenate([first, inner, last], axis=ax)
+
+
+def _three_point_weights(a: Any, b: Any, k: int) -> list:
+    """Weights ``w`` with ``f'(t_k) ~ w[0] f(t_0) + w[1] f(t_1) + w[2] f(t_2)`` for nodes
+    ``t_1 = t_0 + a`` and ``t_2 = t_1 + b``: the slopes at ``t_k`` of the three Lagrange
+    basis polynomials (exact for quadratics, so second-order accurate)."""
+    gaps = {(0, 1): a, (1, 2): b, (0, 2): fnp.add(a, b)}
+
+    def t(i, j):  # t_i - t_j
+        if i == j:
+            return 0.0
+        return fnp.negative(gaps[(i, j)]) if i < j else gaps[(j, i)]
+
+    weights = []
+    for j in range(3):
+        p, q = (m for m in range(3) if m != j)
+        weights.append(fnp.divide(fnp.add(t(k, p), t(k, q)),
+                                  fnp.multiply(t(j, p), t(j, q))))
+    return weights
+
+
+def _stencil(weights: list, samples: list) -> Any:
+    total = fnp.multiply(weights[0], samples[0])
+    for w, sample in zip(weights[1:], samples[1:]):
+        total = fnp.add(total, fnp.multiply(w, sample))
+    return total
 
 
 # ---------------------------------------------------------------------------
@@ -299,26 +320,28 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     if n == 1:
         out = fnp.broadcast_to(fp_first, _shape(x))
     else:
-        j = fnp.clip(fnp.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-        x0, x1 = fnp.take(xp, j), fnp.take(xp, j + 1)
-        y0, y1 = fnp.take(fp, j), fnp.take(fp, j + 1)
-        width = x1 - x0
+        j = fnp.clip(fnp.subtract(fnp.searchsorted(xp, x, side="right"), 1), 0, n - 2)
+        x0, x1 = fnp.take(xp, j), fnp.take(xp, fnp.add(j, 1))
+        y0, y1 = fnp.take(fp, j), fnp.take(fp, fnp.add(j, 1))
+        width = fnp.subtract(x1, x0)
         # a zero-width interval is never used (only masked-out ends can pick one);
         # dividing by 1 there keeps its second derivatives finite (not NaN)
-        slope = (y1 - y0) / fnp.where(width == 0, 1.0, width)
-        from_left, from_right = slope * (x - x0) + y0, slope * (x - x1) + y1
+        slope = fnp.divide(fnp.subtract(y1, y0), fnp.where(fnp.equal(width, 0), 1.0, width))
+        from_left = fnp.add(fnp.multiply(slope, fnp.subtract(x, x0)), y0)
+        from_right = fnp.add(fnp.multiply(slope, fnp.subtract(x, x1)), y1)
         # numpy's fallbacks when infinities make the value NaN: the other end, then
         # the common value of a flat interval, then the value at an exact knot
         out = fnp.where(fnp.isnan(from_left), from_right, from_left)
-        out = fnp.where(fnp.isnan(out) & (y0 == y1), y0, out)
-        out = fnp.where(fnp.isnan(from_left) & (x == x0), y0, out)
+        out = fnp.where(fnp.logical_and(fnp.isnan(out), fnp.equal(y0, y1)), y0, out)
+        out = fnp.where(fnp.logical_and(fnp.isnan(from_left), fnp.equal(x, x0)), y0, out)
         # at xp[-1] exactly fp[-1]; from_right equals it there and keeps the left slope
-        out = fnp.where(x == last, fnp.where(fnp.isnan(from_right), fp_last, from_right), out)
+        out = fnp.where(fnp.equal(x, last),
+                        fnp.where(fnp.isnan(from_right), fp_last, from_right), out)
     dtype = fp.dtype
     below = fp_first if left is None else _util.cast(_util.asarray(left, "interp"), dtype)
     above = fp_last if right is None else _util.cast(_util.asarray(right, "interp"), dtype)
-    out = fnp.where(x > last, above, out)
-    out = fnp.where(x < first, below, out)
+    out = fnp.where(fnp.greater(x, last), above, out)
+    out = fnp.where(fnp.less(x, first), below, out)
     return fnp.where(fnp.isnan(x), x, out)
 
 
@@ -335,7 +358,7 @@ def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
     order = fnp.argsort(xp)
     xp, fp = fnp.take(xp, order), fnp.take(fp, order)
     n = _shape(xp)[0]
-    xp = fnp.concatenate([xp[n - 1:] - period, xp, xp[:1] + period])
+    xp = fnp.concatenate([fnp.subtract(xp[n - 1:], period), xp, fnp.add(xp[:1], period)])
     fp = fnp.concatenate([fp[n - 1:], fp, fp[:1]])
     return x, xp, fp
 
@@ -398,9 +421,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     fact = _shape(X)[1] - ddof
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
-    centred = X - fnp.mean(X, axis=1, keepdims=True)
+    centred = fnp.subtract(X, fnp.mean(X, axis=1, keepdims=True))
     c = fnp.matmul(centred, fnp.transpose(centred))
-    return fnp.squeeze(c * (1.0 / fact if fact > 0 else float("inf")))
+    return fnp.squeeze(fnp.multiply(c, 1.0 / fact if fact > 0 else float("inf")))
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
@@ -423,9 +446,9 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     """
     c = cov(x, y, rowvar, dtype=dtype)
     if len(_shape(c)) == 0:
-        return c / c
+        return fnp.divide(c, c)
     std = fnp.sqrt(fnp.diagonal(c))
-    c = c / std[:, None] / std[None, :]
+    c = fnp.divide(fnp.divide(c, fnp.expand_dims(std, 1)), fnp.expand_dims(std, 0))
     return fnp.clip(c, -1.0, 1.0)
 
 
