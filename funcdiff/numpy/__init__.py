@@ -18,8 +18,8 @@ creation (``_creation``, ``_diagonals``), reductions (``_reductions``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products
 (``_linalg_basic``, ``_einsum``), ``_sorting``, ``_nonzero``, ``_counting``
 (isin, bincount, digitize, histogram), ``_polynomial`` (numpy's ``poly*``
-functions and ``vander``), ``_calculus`` (trapezoid, gradient, interp, cov,
-corrcoef) and ``_interop`` (tracer operators and numpy
+functions and ``vander``), ``_calculus`` (trapezoid, gradient, interp) and
+``_statistics`` (cov, corrcoef), and ``_interop`` (tracer operators and numpy
 dispatch), plus numpy's constants, scalar types and dtype helpers re-exported
 as they are.
 """
@@ -67,7 +67,7 @@ _NUMPY_OBJECTS = [
 # The namespace: each module lists its public names in __all__.
 from funcdiff.numpy import (_assembly, _calculus, _counting, _einsum, _indexing,  # noqa: E402
                             _joining, _linalg_basic, _nonzero, _padding, _polynomial, _shape,
-                            _sorting, _take_put, _tiling)
+                            _sorting, _statistics, _take_put, _tiling)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
@@ -82,6 +82,7 @@ from funcdiff.numpy._assembly import *  # noqa: F401,F403,E402
 from funcdiff.numpy._polynomial import *  # noqa: F401,F403,E402
 from funcdiff.numpy._counting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._calculus import *  # noqa: F401,F403,E402
+from funcdiff.numpy._statistics import *  # noqa: F401,F403,E402
 
 # _interop gives tracers the array operators and numpy's dispatch protocols (the
 # only import-time side effect of this package); it must run after the names
@@ -94,7 +95,7 @@ _interop.install_tracer_methods()
 _MODULES = (_arithmetic, _rounding, _logic, _creation, _diagonals, _reductions, _quantiles,
             _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
             _linalg_basic, _einsum, _sorting, _nonzero, _assembly, _polynomial, _counting,
-            _calculus)
+            _calculus, _statistics)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401
