@@ -212,7 +212,7 @@ ERROR_ROWS = [
     ("bincount-minlength", lambda: fnp.bincount(INTS, minlength=-1), InvalidArgumentError,
      "minlength"),
     ("bincount-length-traced", lambda: fd.jit(lambda n: fnp.bincount(INTS, length=n))(3),
-     InvalidArgumentError, "length"),
+     ConcretizationError, "length= as a Python int"),
     ("isin-kind", lambda: fnp.isin(INTS, [1], kind="hash"), InvalidArgumentError, "kind"),
     ("digitize-non-monotonic", lambda: fnp.digitize(F64, [0.0, 2.0, 1.0]),
      InvalidArgumentError, "monotonic"),

@@ -17,14 +17,13 @@ must be static.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 import funcdiff.numpy as fnp
 from funcdiff import dtypes
-from funcdiff.core import Tracer, concrete_value
+from funcdiff.core import concrete_value
 from funcdiff.errors import (ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.numpy import _util
@@ -39,24 +38,6 @@ def _value_or_none(x: Any, name: str) -> np.ndarray | None:
         return np.asarray(concrete_value(x, name))
     except ConcretizationError:
         return None
-
-
-def _static_int(name: str, arg: str, value: Any) -> int:
-    """A non-negative Python int for an argument that fixes a result's shape."""
-    if isinstance(value, Tracer) or isinstance(value, (bool, np.bool_)):
-        bad = value
-    else:
-        try:
-            value = operator.index(value)
-        except TypeError:
-            bad = value
-        else:
-            if value >= 0:
-                return value
-            bad = value
-    raise InvalidArgumentError(
-        f"funcdiff.numpy.{name} needs {arg}= to be a non-negative Python int (it fixes the "
-        f"result's shape), but got {bad!r}.")
 
 
 def _counts_into(indices: Any, weights: Any, length: int, dtype: np.dtype) -> Any:
@@ -154,9 +135,10 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
     if x.ndim != 1:
         raise ShapeError(f"funcdiff.numpy.bincount needs a 1-D x, got shape {x.shape}; "
                          "flatten it with ravel() first.")
-    minlength = _static_int("bincount", "minlength", minlength)
+    minlength = _util.static_count(minlength, "bincount", "minlength",
+                                   "the smallest number of bins")
     if length is not None:
-        length = _static_int("bincount", "length", length)
+        length = _util.static_count(length, "bincount", "length", "the number of bins")
     if weights is None:
         weights, dtype = np.ones(x.shape, _INDEX), _INDEX
     else:

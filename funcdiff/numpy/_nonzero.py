@@ -59,7 +59,8 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
         raise ShapeError("funcdiff.numpy.nonzero needs an array of at least one dimension "
                          "(numpy rejects 0-d input too); use atleast_1d first.")
     fills = _fills(fill_value, len(shape))
-    size = _static_size(size)
+    size = None if size is None else _util.static_count(size, "nonzero", "size",
+                                                         "the number of results")
     value = _concrete(a, "nonzero", size)
     if value is not None:  # the indices from the value itself
         found = np.nonzero(value)
@@ -148,15 +149,6 @@ def _concrete(a: Any, name: str, size: int | None) -> np.ndarray | None:
             f"a concrete value, but got the abstract {a.aval.str_short()} (under jit, "
             f"make_jaxpr or vmap). Pass size= (and fill_value=) to fix the number of "
             "results, or keep shapes static with fnp.where(mask, x, fill).") from None
-
-
-def _static_size(size: Any) -> int | None:
-    if size is None:
-        return None
-    if isinstance(size, Tracer) or not isinstance(size, (int, np.integer)) or size < 0:
-        raise InvalidArgumentError(f"size must be a non-negative Python int (it fixes the "
-                                   f"result's shape), got {size!r}")
-    return int(size)
 
 
 def _fills(fill_value: Any, ndim: int) -> tuple[int, ...]:

@@ -17,16 +17,13 @@ precision where numpy widens them to float64 by mixing in int64 factors
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 import funcdiff.numpy as fnp
 from funcdiff import dtypes
-from funcdiff.core import Tracer
-from funcdiff.errors import ConcretizationError, InvalidArgumentError, ShapeError
-from funcdiff.errors import UnsupportedNumpyError
+from funcdiff.errors import ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.primitives.cards import broadcast_shapes
 
@@ -49,29 +46,6 @@ def _coefficients(x: Any, name: str, arg: str, *, ndim_one: bool = True) -> Any:
                          f"(highest power first), but got shape {shape}; pass one polynomial "
                          f"at a time, or use vmap for a batch of them.")
     return x
-
-
-def _static_count(value: Any, name: str, arg: str, what: str) -> int:
-    """``value`` as a non-negative Python int; it decides the result's shape."""
-    if isinstance(value, Tracer):
-        aval = value.aval.str_short()
-        try:
-            value = value.to_concrete(name)
-        except ConcretizationError:
-            raise ConcretizationError(
-                f"funcdiff.numpy.{name}: {arg}= is {what}, which decides the shape of the "
-                f"result, so it must be a concrete int, but got the abstract {aval} (under "
-                f"jit, make_jaxpr or vmap). Pass {arg}= as a Python int, e.g. mark it static "
-                f"with fd.jit(f, static_argnums=...).") from None
-    try:
-        count = operator.index(value)
-    except TypeError:
-        raise InvalidArgumentError(f"funcdiff.numpy.{name}: {arg}= is {what} and must be an "
-                                   f"int, got {value!r}") from None
-    if count < 0:
-        raise InvalidArgumentError(f"funcdiff.numpy.{name}: {arg}= is {what} and must be "
-                                   f">= 0, got {count}")
-    return int(count)
 
 
 def polyval(p: Any, x: Any) -> Any:
@@ -226,7 +200,7 @@ def polyder(p: Any, m: int = 1) -> Any:
     >>> fnp.polyder(np.array([1., 2., 3., 4.]), m=2)
     array([6., 4.])
     """
-    m = _static_count(m, "polyder", "m", "the order of the derivative")
+    m = _util.static_count(m, "polyder", "m", "the order of the derivative")
     p = _coefficients(p, "polyder", "p")
     if m == 0:
         return p
@@ -274,7 +248,7 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     >>> fnp.polyint(np.array([6.]), m=2, k=[1., 5.])
     array([3., 1., 5.])
     """
-    m = _static_count(m, "polyint", "m", "the order of the antiderivative")
+    m = _util.static_count(m, "polyint", "m", "the order of the antiderivative")
     p = _coefficients(p, "polyint", "p")
     if k is None:
         k = np.zeros(m, dtypes.default_float)
@@ -339,7 +313,7 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
         raise ShapeError(f"funcdiff.numpy.vander needs x as a 1-D array, but got shape "
                          f"{shape}; ravel it first, or use vmap for a batch of vectors.")
     length = shape[0]
-    N = length if N is None else _static_count(N, "vander", "N", "the number of columns")
+    N = length if N is None else _util.static_count(N, "vander", "N", "the number of columns")
     dtype = _float_or_int64(_util.dtype_of(x))
     if N == 0:
         return np.zeros((length, 0), dtype)

@@ -359,9 +359,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                 "funcdiff.numpy.unique supports size= for the unique values of the flattened "
                 "array only; call it without axis and return_index/return_inverse/"
                 "return_counts, or without size on a concrete array.")
-        from funcdiff.numpy._nonzero import _static_size, unique_sized
-        return unique_sized(_util.asarray(ar, "unique"), _static_size(size), fill_value,
-                            equal_nan)
+        from funcdiff.numpy._nonzero import unique_sized
+        size = _util.static_count(size, "unique", "size", "the number of results")
+        return unique_sized(_util.asarray(ar, "unique"), size, fill_value, equal_nan)
     if not isinstance(ar, Tracer):
         return np.unique(_util.asarray(ar, "unique"), axis=axis, equal_nan=equal_nan, **flags)
     try:

@@ -9,13 +9,15 @@ that name the function and the argument.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, get_aval
-from funcdiff.errors import AxisError, UnsupportedNumpyError
+from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError,
+                             UnsupportedNumpyError)
 from funcdiff.primitives import elementwise, structural
 
 _PY_SCALARS = (bool, int, float)
@@ -112,6 +114,33 @@ def reject(name: str, **kwargs: Any) -> None:
                 f"funcdiff.numpy.{name} does not support the argument {key}= "
                 f"(funcdiff arrays are immutable and functions are pure); call it without "
                 f"{key}= and use the returned value.")
+
+
+def static_count(value: Any, name: str, arg: str, purpose: str) -> int:
+    """``value`` as a non-negative Python int, for an argument (``size=``, ``length=``,
+    an order ``m=``) that fixes the shape of ``name``'s result. A traced value with a
+    concrete value (under grad) is read; an abstract one gets a ConcretizationError
+    saying to pass a Python int; a bool, a non-integer or a negative value gets an
+    InvalidArgumentError. ``purpose`` says what the argument is, for the messages."""
+    if isinstance(value, Tracer):
+        aval = value.aval.str_short()
+        try:
+            value = value.to_concrete(f"funcdiff.numpy.{name}")
+        except ConcretizationError:
+            raise ConcretizationError(
+                f"funcdiff.numpy.{name}: {arg}= is {purpose}, which fixes the shape of the "
+                f"result, so it must be a concrete int, but got the abstract {aval} (under "
+                f"jit, make_jaxpr or vmap). Pass {arg}= as a Python int, e.g. mark it static "
+                "with fd.jit(f, static_argnums=...).") from None
+    try:
+        count = None if isinstance(value, (bool, np.bool_)) else operator.index(value)
+    except TypeError:
+        count = None
+    if count is None or count < 0:
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.{name}: {arg}= is {purpose} and must be a non-negative Python "
+            f"int, got {value!r}.")
+    return int(count)
 
 
 def shape_of(x: Any) -> tuple[int, ...]:
