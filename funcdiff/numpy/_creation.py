@@ -6,7 +6,9 @@ directly: constants need no primitive. Where a value may be traced (``array``
 and ``asarray`` of lists holding tracers, ``full`` with a traced fill value,
 ``linspace``/``logspace`` with traced end points, ``meshgrid`` of traced
 vectors) the result is built from primitives and stays differentiable. Shapes
-and counts must be concrete.
+and counts must be concrete. ``copy`` of a tracer is the tracer itself (values
+are immutable inside transforms); ``geomspace`` is ``logspace`` of the
+logarithms of its end points, so it is differentiable in both.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
-from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
+from funcdiff.errors import (ConcretizationError, InvalidArgumentError, ShapeError,
+                             UnsupportedNumpyError)
 from funcdiff.numpy import _util
 from funcdiff.numpy._arithmetic import power
 from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, _cast,
@@ -28,6 +31,8 @@ from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, 
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
+
+import funcdiff.numpy as fnp
 
 
 # ---------------------------------------------------------------------------
@@ -115,6 +120,33 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     except ValueError as e:
         raise ShapeError(f"{_fname('asarray')} cannot make an array of {a!r:.60}: {e}") from None
     return _checked_numpy("asarray", out)
+
+
+def copy(a, order="K", subok=False):
+    """A new array with the values of ``a`` (like ``numpy.copy``).
+
+    Outside transforms this is ``numpy.copy`` of the converted input, so
+    writing into the result leaves ``a`` unchanged. Inside a transform values
+    are immutable, so the copy of a tracer is the tracer itself and its
+    derivative is the identity.
+
+    Args:
+      a: array_like, a tracer, or nested lists holding tracers.
+      order, subok: as numpy (only numpy arrays keep a memory layout).
+
+    Returns:
+      A numpy array, or a tracer inside a transform.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> x = np.array([1., 2.])
+    >>> y = fnp.copy(x)
+    >>> y[0] = 5.
+    >>> x
+    array([1., 2.])
+    """
+    if isinstance(a, Tracer) or _has_tracer(a):
+        return _util.asarray(a, _fname("copy"))
+    return array(a, copy=True, order=order, subok=subok)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -357,6 +389,81 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else _cast(out, _dtype_arg("logspace", dtype))
 
 
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` samples from ``start`` to ``stop`` spaced evenly on a log scale
+    (like ``numpy.geomspace``).
+
+    Each sample is ``start * (stop / start) ** t`` for ``t`` evenly spaced in
+    ``[0, 1]``: ``logspace`` of the logarithms of the end points, with the end
+    points returned exactly, as numpy does. Negative end points give a negative
+    sequence; end points of opposite signs give NaN between them (numpy warns
+    and does the same). The result is differentiable in ``start`` and ``stop``.
+    Integer end points give float64; unlike numpy, which computes in float64
+    always, float32 end points give float32 (as JAX does), so a float32 program
+    stays float32.
+
+    Args:
+      start, stop: array_like end points (broadcast together); never zero.
+      num: number of samples (a concrete int). endpoint: include ``stop``.
+      dtype: result dtype (an integer dtype truncates, as numpy's ``astype``).
+      axis: where the sample axis goes in the result.
+
+    Returns:
+      The samples, shape ``(num,) + broadcast shape`` with the sample axis at ``axis``.
+
+    Raises:
+      InvalidArgumentError: an end point is zero (checked where values are concrete),
+        or ``num`` is negative.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.geomspace(1., 1000., 4)
+    array([   1.,   10.,  100., 1000.])
+    >>> fnp.geomspace(-2., -8., 3)
+    array([-2., -4., -8.])
+    """
+    name = _fname("geomspace")
+    num = operator.index(concrete_value(num, f"{name} (num)"))
+    if num < 0:
+        raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
+    start, stop = _util.promote_to_float(name, _arg("geomspace", start), _arg("geomspace", stop))
+    for which, end in (("start", start), ("stop", stop)):
+        value = _known_value(end)
+        if value is not None and np.any(value == 0):
+            raise InvalidArgumentError(
+                f"{name}: a geometric sequence cannot include zero, but {which} has a zero "
+                f"({value!r:.60}). Choose non-zero end points of the same sign.")
+    start, stop = fnp.broadcast_arrays(start, stop)
+    shape = _shape(start)
+    # numpy's recipe: divide both end points by the sign of start, so that a negative
+    # sequence is the positive one mirrored (the sign carries no derivative)
+    sign = fnp.sign(start)
+    first, last = fnp.divide(start, sign), fnp.divide(stop, sign)
+    y = logspace(fnp.log10(first), fnp.log10(last), num=num, endpoint=endpoint, base=10.0)
+    if num > 0:  # the end points exactly, not through log10 and power
+        with_last = endpoint and num > 1
+        pieces = [fnp.expand_dims(first, 0)]
+        inner = num - 1 if with_last else num
+        if inner > 1:
+            pieces.append(structural.slice(y, start_indices=(1,) + (0,) * len(shape),
+                                           limit_indices=(inner,) + shape))
+        if with_last:
+            pieces.append(fnp.expand_dims(last, 0))
+        y = fnp.concatenate(pieces, axis=0)
+    y = fnp.multiply(y, sign)
+    y = fnp.moveaxis(y, 0, _util.normalize_axis(axis, len(shape) + 1, name))
+    return y if dtype is None else _cast(y, _dtype_arg("geomspace", dtype))
+
+
+def _known_value(x: Any) -> np.ndarray | None:
+    """The concrete value of ``x``, or None for a tracer with none (under jit or vmap)."""
+    if not isinstance(x, Tracer):
+        return np.asarray(x)
+    try:
+        return np.asarray(x.to_concrete("funcdiff.numpy.geomspace"))
+    except ConcretizationError:
+        return None
+
+
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """Coordinate arrays from coordinate vectors (like ``numpy.meshgrid``).
 
@@ -389,5 +496,5 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 __all__ = [
     "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "eye", "identity", "tri", "arange", "linspace", "logspace",
-    "meshgrid", "astype",
+    "meshgrid", "astype", "copy", "geomspace",
 ]

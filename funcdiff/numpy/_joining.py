@@ -9,7 +9,9 @@ mostly binds primitives. A sequence of arrays may also be one array or
 tracer, whose first axis is then the sequence. Splitting
 computes its split points with numpy from the sizes (they must be concrete)
 and cuts static slices, so the derivative of each piece is a pad; the slices
-too are planned once per shape and settings (``_split_plan``).
+too are planned once per shape and settings (``_split_plan``). ``block``
+assembles nested lists of arrays by concatenating the innermost lists along
+the last axis, the next ones along the axis before it, and so on outwards.
 """
 
 from __future__ import annotations
@@ -231,6 +233,81 @@ def column_stack(tup: Any) -> Any:
     return _concat("column_stack", arrs, 1, None)
 
 
+def block(arrays: Any) -> Any:
+    """Assemble an array from nested lists of blocks (like ``numpy.block``).
+
+    The innermost lists are joined along the last axis, the lists holding
+    them along the axis before it, and so on. Every block is first given
+    leading axes of length one, up to the larger of the nesting depth and the
+    largest block's rank. Blocks are promoted to one dtype as ``concatenate``
+    does; the derivative with respect to each block is a slice.
+
+    Args:
+      arrays: an array (returned as a new array), or nested lists of arrays,
+        tracers or scalars, every block at the same depth.
+
+    Returns:
+      The assembled array.
+
+    Raises:
+      InvalidArgumentError: a level is a tuple (numpy accepts only lists).
+      ShapeError: a list is empty, the nesting depths differ, or blocks do not fit.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.block([[np.eye(2), np.zeros((2, 1))], [np.ones((1, 3))]])
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [1., 1., 1.]])
+    """
+    leaves: list = []
+    _block_leaves(arrays, "arrays", 0, leaves)
+    first_path, depth = leaves[0][:2]
+    for path, d, _ in leaves:
+        if d != depth:
+            raise ShapeError(
+                f"funcdiff.numpy.block: list depths are mismatched: {first_path} is nested "
+                f"{depth} deep but {path} is nested {d} deep. Every block must sit at the same "
+                "depth; wrap a block in a list, or stack it first.")
+    if depth == 0:
+        import funcdiff.numpy as fnp
+        return fnp.copy(arrays)
+    ndim = builtins.max([depth] + [len(_shape(leaf)) for _, _, leaf in leaves])
+    blocks = iter(leaf for _, _, leaf in leaves)
+    return _block_level(arrays, 0, depth, ndim, blocks)
+
+
+def _block_leaves(obj: Any, path: str, depth: int, out: list) -> None:
+    """Append (path, depth, block as an array) for each block of ``obj``, checking lists."""
+    if type(obj) is tuple:
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.block: {path} is a tuple, but only lists arrange blocks (numpy "
+            "does not turn tuples into arrays here either). Use a list, or fnp.array(...) "
+            "to make the tuple one block.")
+    if type(obj) is not list:
+        out.append((path, depth, _arr(obj, "block")))
+        return
+    if not obj:
+        raise ShapeError(f"funcdiff.numpy.block: the list {path} is empty; every list of "
+                         "blocks needs at least one block.")
+    for i, element in enumerate(obj):
+        _block_leaves(element, f"{path}[{i}]", depth + 1, out)
+
+
+def _block_level(obj: list, level: int, depth: int, ndim: int, blocks: Any) -> Any:
+    """The list ``obj`` at nesting ``level`` joined along axis ``ndim - depth + level``."""
+    parts = []
+    for element in obj:
+        if level + 1 == depth:
+            leaf = next(blocks)
+            shape = _shape(leaf)
+            if len(shape) < ndim:
+                leaf = structural.reshape(leaf, new_sizes=(1,) * (ndim - len(shape)) + shape)
+            parts.append(leaf)
+        else:
+            parts.append(_block_level(element, level + 1, depth, ndim, blocks))
+    return _concat("block", parts, ndim - depth + level, None)
+
+
 # ---------------------------------------------------------------------------
 # Splitting
 
@@ -333,7 +410,7 @@ def dsplit(ary: Any, indices_or_sections: Any) -> list:
 
 
 __all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
-           "array_split", "hsplit", "vsplit", "dsplit"]
+           "array_split", "hsplit", "vsplit", "dsplit", "block"]
 
 
 # _shape's helpers and functions, imported last: _shape re-exports this module's

@@ -29,6 +29,7 @@ from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.primitives import structural
+from funcdiff.primitives.cards import broadcast_shapes as _broadcast_shapes
 
 _INDEX_DTYPE = np.dtype(np.int64)
 
@@ -372,6 +373,31 @@ def broadcast_arrays(*args: Any, subok: bool = False) -> tuple:
     return tuple(_util.broadcast_arrays_of("funcdiff.numpy.broadcast_arrays", *arrays))
 
 
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """The shape that arrays of the given shapes broadcast to (like ``numpy.broadcast_shapes``).
+
+    Shapes are static: tuples of ints, or one int for a 1-d shape. No shape
+    at all gives ``()``.
+
+    Raises:
+      ShapeError: the shapes do not broadcast, or a dimension is negative.
+      InvalidArgumentError: a dimension is not an integer.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.broadcast_shapes((2, 1), 3, (1, 1, 3))
+    (1, 2, 3)
+    """
+    dims = []
+    for shape in shapes:
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        shape = tuple(_int(d, "broadcast_shapes", "each dimension") for d in shape)
+        if min(shape, default=0) < 0:
+            raise ShapeError(f"funcdiff.numpy.broadcast_shapes: dimensions must be "
+                             f"non-negative, got the shape {shape}")
+        dims.append(shape)
+    return _broadcast_shapes("funcdiff.numpy.broadcast_shapes", *dims) if dims else ()
+
+
 def _atleast(name: str, nd: int, arys: tuple) -> Any:
     out = []
     for a in arys:
@@ -475,8 +501,8 @@ def stack_nested(obj: Any, dtype: Any = None) -> Any:
 # Joining, tiling, padding and taking moved to their own modules; imported
 # last because they use the helpers and functions above.
 from funcdiff.numpy._joining import (  # noqa: E402,F401  re-exported: moved to _joining
-    array_split, column_stack, concatenate, dsplit, dstack, hsplit, hstack, split, stack,
-    vsplit, vstack)
+    array_split, block, column_stack, concatenate, dsplit, dstack, hsplit, hstack, split,
+    stack, vsplit, vstack)
 from funcdiff.numpy._padding import pad  # noqa: E402,F401  re-exported: moved to _padding
 from funcdiff.numpy._take_put import (  # noqa: E402,F401  re-exported: moved to _take_put
     put_along_axis, take, take_along_axis, tril_indices, tril_indices_from, triu_indices,
@@ -491,4 +517,5 @@ __all__ = [
     "split", "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr",
     "flipud", "roll", "rot90", "pad", "take", "take_along_axis", "put_along_axis",
     "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from", "stack_nested",
+    "broadcast_shapes", "block",
 ]
