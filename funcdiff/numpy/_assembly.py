@@ -15,7 +15,10 @@ depends on shapes only and returns numpy arrays. ``unravel_index`` and
 static shape, so traced index arrays work under jit and vmap: concrete
 indices are checked like numpy's, abstract ones follow JAX (``unravel_index``
 clips them into range; ``ravel_multi_index`` needs ``mode='wrap'`` or
-``'clip'``, since ``'raise'`` must see the values).
+``'clip'``, since ``'raise'`` must see the values). ``diag_indices`` depends on
+its static size only; ``ix_`` reshapes integer index vectors (traced ones too)
+into an open mesh, while a boolean mask needs its value, since the number of
+true entries decides the length of its index vector.
 """
 
 from __future__ import annotations
@@ -249,6 +252,111 @@ def indices(dimensions: Any, dtype: Any = int, sparse: bool = False) -> Any:
     return out
 
 
+def diag_indices(n: Any, ndim: int = 2) -> tuple:
+    """Indices of the main diagonal of an ``n x n x ...`` array (numpy.diag_indices).
+
+    The result depends on the sizes only, so it is ``ndim`` int64 numpy
+    arrays ``arange(n)``; ``a[fnp.diag_indices(n)]`` then gathers the diagonal
+    (differentiably when ``a`` is traced).
+
+    Args:
+      n: the size of each axis (a static int; negative gives empty indices, as in numpy).
+      ndim: the number of axes.
+
+    Raises:
+      ConcretizationError: ``n`` or ``ndim`` is traced by jit, make_jaxpr or vmap.
+      InvalidArgumentError: ``n`` or ``ndim`` is not an integer.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.diag_indices(3)
+    (array([0, 1, 2]), array([0, 1, 2]))
+    >>> np.arange(9.).reshape(3, 3)[fnp.diag_indices(3)]
+    array([0., 4., 8.])
+    """
+    n = _static_int("diag_indices", n, "n")
+    ndim = _static_int("diag_indices", ndim, "ndim")
+    return (np.arange(n, dtype=_INDEX),) * ndim
+
+
+def ix_(*args: Any) -> tuple:
+    """An open mesh of index vectors, for cross-product indexing (numpy.ix_).
+
+    The ``k``-th of ``N`` vectors is reshaped to have its length on axis ``k``
+    and size 1 on the others, so ``a[fnp.ix_(rows, cols)]`` selects the
+    ``len(rows) x len(cols)`` sub-array. Integer vectors keep their dtype and
+    may be traced; a boolean vector stands for the positions of its true
+    entries, which needs its concrete value.
+
+    Args:
+      *args: 1-D integer or boolean sequences (an empty one gives int64).
+
+    Returns:
+      A tuple of ``N`` arrays of rank ``N``.
+
+    Raises:
+      ShapeError: an argument is not 1-D.
+      DTypeError: an argument is a float or complex vector (indices are integers).
+      ConcretizationError: a boolean vector is traced by jit, make_jaxpr or vmap.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> rows, cols = fnp.ix_([0, 2], [True, False, True])
+    >>> rows.shape, cols
+    ((2, 1), array([[0, 2]]))
+    >>> np.arange(9).reshape(3, 3)[rows, cols]
+    array([[0, 2],
+           [6, 8]])
+    """
+    out = []
+    for k, vector in enumerate(args):
+        vector = _util.asarray(vector, "ix_")
+        shape = _util.shape_of(vector)
+        if len(shape) != 1:
+            raise ShapeError(f"funcdiff.numpy.ix_: each index vector must be 1-D, but argument "
+                             f"{k} has shape {shape}; ravel it or index with it directly.")
+        if shape[0] == 0 and vector.dtype.kind not in "iu":
+            vector = _util.cast(vector, _INDEX)  # numpy: an empty sequence indexes as int64
+        elif vector.dtype.kind == "b":
+            vector = np.nonzero(_mask_value(vector, k))[0].astype(_INDEX)
+        elif vector.dtype.kind not in "iu":
+            raise DTypeError(f"funcdiff.numpy.ix_: index vectors must hold integers or "
+                             f"booleans, but argument {k} has dtype {vector.dtype}; convert it "
+                             "with astype(int).")
+        mesh = [1] * len(args)
+        mesh[k] = _util.shape_of(vector)[0]
+        out.append(fnp.reshape(vector, tuple(mesh)))
+    return tuple(out)
+
+
+def _static_int(name: str, value: Any, what: str) -> int:
+    """``value`` as a Python int; a traced one raises a ConcretizationError naming it."""
+    if isinstance(value, Tracer):
+        try:
+            value = value.to_concrete(f"funcdiff.numpy.{name}")
+        except ConcretizationError:
+            raise ConcretizationError(
+                f"funcdiff.numpy.{name}: {what} sets the shape of the result, so it must be a "
+                f"concrete int, but got the abstract {value.aval.str_short()} (under jit, "
+                f"make_jaxpr or vmap). Pass {what} as a Python int, or mark it static with "
+                "jit's static_argnums.") from None
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(f"funcdiff.numpy.{name}: {what} must be an integer, got "
+                                   f"{value!r}") from None
+
+
+def _mask_value(mask: Any, k: int) -> np.ndarray:
+    """The concrete value of the boolean index vector ``mask`` (argument ``k`` of ix_)."""
+    value = _value_or_none(mask, "ix_")
+    if value is None:
+        raise ConcretizationError(
+            f"funcdiff.numpy.ix_: argument {k} is a boolean mask, whose number of true "
+            f"entries sets the result's shape, but it is the abstract "
+            f"{mask.aval.str_short()} (under jit, make_jaxpr or vmap). Pass integer indices "
+            f"instead, e.g. fnp.nonzero(mask, size=k)[0] with a static size k.")
+    return value
+
+
 def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple:
     """The coordinates of flat indices in an array of the given shape (numpy.unravel_index).
 
@@ -404,4 +512,5 @@ def _check_flat(value: np.ndarray, size: int) -> None:
             f"indices here either")
 
 
-__all__ = ["append", "insert", "delete", "indices", "unravel_index", "ravel_multi_index"]
+__all__ = ["append", "insert", "delete", "indices", "unravel_index", "ravel_multi_index",
+           "diag_indices", "ix_"]
