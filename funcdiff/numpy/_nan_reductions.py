@@ -5,7 +5,9 @@ products, -inf or inf for extrema) before the plain reduction, so NaN elements
 get a zero derivative; means and variances divide by the count of numbers.
 Slices without a number give NaN, as in numpy (``nanargmax``/``nanargmin`` of
 a concrete all-NaN slice raise, as numpy does). Integer and boolean arrays
-have no NaN and go straight to the plain reductions.
+have no NaN and go straight to the plain reductions. The running forms
+``nancumsum`` and ``nancumprod`` make the same replacement before ``cumsum``
+and ``cumprod``, so a NaN contributes nothing to the running values after it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import InvalidArgumentError, UnsupportedNumpyError
+from funcdiff.numpy._sorting import cumprod, cumsum
 from funcdiff.numpy._reductions import (_arg_extremum, _axes, _extremum, _finish,
                                         _reduction_options, mean, prod, std, sum, var)
 from funcdiff.numpy._ufunc_support import _F64, _c, _cast, _dtype_arg, _fname, _NoValue, _num_arg
@@ -102,6 +105,41 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue
     return prod(a, axis, dtype, keepdims=keepdims)
 
 
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum treating NaN as zero (like ``numpy.nancumsum``).
+
+    ``axis=None`` flattens first; small integers and booleans accumulate in
+    int64, as ``cumsum`` does. NaN elements get a zero derivative; the others
+    the derivative of ``cumsum``.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.nancumsum(np.array([1., np.nan, 2.]))
+    array([1., 1., 3.])
+    """
+    _reduction_options("nancumsum", out)
+    return cumsum(_nan_replaced("nancumsum", a, 0), axis, dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product treating NaN as one (like ``numpy.nancumprod``).
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.nancumprod(np.array([[2., np.nan], [3., 4.]]), axis=1)
+    array([[ 2.,  2.],
+           [ 3., 12.]])
+    """
+    _reduction_options("nancumprod", out)
+    return cumprod(_nan_replaced("nancumprod", a, 1), axis, dtype)
+
+
+def _nan_replaced(name, a, identity):
+    """``a`` with NaN replaced by ``identity`` (arrays without NaN are returned as they are)."""
+    a = _num_arg(name, a)
+    if a.dtype.kind != "f":
+        return a
+    return ew.select(ew.ne(a, a), _c(a, identity), a)
+
+
 def _nan_var(name, a, axis, dtype, ddof, keepdims):
     a = _num_arg(name, a)
     if a.dtype.kind != "f":
@@ -176,5 +214,5 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
 
 __all__ = [
     "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar", "nanstd", "nanargmax",
-    "nanargmin",
+    "nanargmin", "nancumsum", "nancumprod",
 ]
