@@ -1,4 +1,4 @@
-"""Calculus on sampled data: trapezoid, gradient and interp.
+"""Calculus on sampled data: trapezoid, gradient, interp and unwrap.
 
 Each function treats an array as samples of a function and is composed of funcdiff.numpy operations (slices, differences, gathers,
 ``where``, products), so it is differentiated, batched and compiled like any
@@ -7,7 +7,9 @@ settings that change shapes or formulas (axes, ``edge_order``, ``ddof``) must
 be concrete. ``trapezoid`` and ``gradient`` keep float32 as numpy does;
 ``interp`` keeps float32 too (numpy computes it in float64 always), as JAX
 does, so a float32 program stays float32. (cov and corrcoef, statistics of
-sampled variables, are in ``_statistics``.)
+sampled variables, are in ``_statistics``.) ``unwrap`` adds the running sum of
+whole-period corrections, which are piecewise constant, so its derivative in
+``p`` is the identity.
 """
 
 from __future__ import annotations
@@ -362,4 +364,74 @@ def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
     return x, xp, fp
 
 
-__all__ = ["trapezoid", "gradient", "interp"]
+# ---------------------------------------------------------------------------
+# Phase unwrapping
+
+
+def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.pi) -> Any:
+    """Unwrap a phase by removing jumps larger than ``discont`` (numpy.unwrap).
+
+    Wherever consecutive values along ``axis`` differ by more than
+    ``max(discont, period / 2)``, a whole number of periods is added to the
+    later values so that the difference becomes its equivalent in
+    ``[-period/2, period/2]`` (``+period/2`` for a positive jump of exactly half
+    a period, as numpy). The corrections are piecewise constant, so the
+    derivative with respect to ``p`` is the identity. The dtype is numpy's:
+    ``p``'s floats stay (float32 too, with a Python ``period``), integers give
+    float64 unless ``period`` is an integer, which keeps integer arithmetic.
+
+    Args:
+      p: the phases, at least 1-D.
+      discont: the smallest jump to correct (default ``period / 2``; smaller
+        values act as ``period / 2``).
+      axis: the axis to unwrap along.
+      period: the period of the phase (default ``2 * pi``).
+
+    Returns:
+      The unwrapped phases, the shape of ``p``.
+
+    Raises:
+      AxisError: ``p`` is 0-d or ``axis`` is out of range.
+      DTypeError: ``p`` is boolean.
+      ConcretizationError: an integer ``period`` is traced (it decides the formula).
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.unwrap(np.array([0., 3., 6.5, 10.]))
+    array([ 0.        ,  3.        ,  0.21681469, -2.56637061])
+    >>> fnp.unwrap(np.array([0, 5, 10, 3]), period=8)
+    array([ 0, -3, -6, -5])
+    """
+    p = _util.asarray(p, "unwrap")
+    if p.dtype.kind == "b":
+        raise DTypeError("funcdiff.numpy.unwrap needs numeric phases, got a boolean array; "
+                         "convert it with astype(float).")
+    ndim = len(_shape(p))
+    if ndim == 0:
+        raise AxisError("funcdiff.numpy.unwrap works along an axis, but p is 0-d; pass phases "
+                        "of at least one dimension.")
+    ax = _util.normalize_axis(axis, ndim, "unwrap")
+    n = _shape(p)[ax]
+    dd = fnp.diff(p, axis=ax)
+    dtype = dtypes.result_type(dd, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(_static_int(period, "unwrap", "an integer period",
+                                       "Pass period as a Python int or float."), 2)
+        ambiguous = rem == 0  # an odd period has no jump of exactly half of it
+    else:
+        high = period / 2 if type(period) in (int, float) else fnp.divide(period, 2)
+        ambiguous = True
+    low = -high if type(high) in (int, float) else fnp.negative(high)
+    dd_mod = fnp.add(fnp.mod(fnp.subtract(dd, low), period), low)
+    if ambiguous:  # mod maps a jump of +period/2 to -period/2; numpy keeps its sign
+        dd_mod = fnp.where(fnp.logical_and(fnp.equal(dd_mod, low), fnp.greater(dd, 0)),
+                           high, dd_mod)
+    correction = fnp.subtract(dd_mod, dd)
+    if discont is None:
+        discont = period / 2 if type(period) in (int, float) else fnp.divide(period, 2)
+    correction = fnp.where(fnp.less(fnp.abs(dd), discont), 0, correction)
+    later = fnp.add(_slice_axis(p, ax, min(1, n), n), fnp.cumsum(correction, axis=ax))
+    first = _slice_axis(p, ax, 0, min(1, n))
+    return fnp.concatenate([fnp.astype(first, dtype), fnp.astype(later, dtype)], axis=ax)
+
+
+__all__ = ["trapezoid", "gradient", "interp", "unwrap"]
