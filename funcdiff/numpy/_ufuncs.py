@@ -31,8 +31,8 @@ from funcdiff.numpy._logic import (  # noqa: F401  re-exported: moved to _logic
     isneginf, isposinf, less, less_equal, logical_and, logical_not, logical_or, logical_xor,
     nan_to_num, not_equal, select, where)
 from funcdiff.numpy._creation import (  # noqa: F401  re-exported: moved to _creation
-    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity,
-    linspace, logspace, meshgrid, ones, ones_like, tri, zeros, zeros_like)
+    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
+    identity, linspace, logspace, meshgrid, ones, ones_like, tri, zeros, zeros_like)
 from funcdiff.numpy._diagonals import (  # noqa: F401  re-exported: moved to _diagonals
     diag, diagflat, diagonal, tril, triu)
 from funcdiff.numpy._reductions import (  # noqa: F401  re-exported: moved to _reductions
@@ -41,7 +41,8 @@ from funcdiff.numpy._reductions import (  # noqa: F401  re-exported: moved to _r
 from funcdiff.numpy._quantiles import (  # noqa: F401  re-exported: moved to _quantiles
     median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
 from funcdiff.numpy._nan_reductions import (  # noqa: F401  re-exported: moved to _nan_reductions
-    nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
+    nansum, nanvar)
 from funcdiff.numpy._ufunc_support import (  # noqa: F401  re-exported: moved to _ufunc_support
     _float_arg, _promote)
 
