@@ -12,7 +12,7 @@ the same code is differentiated, batched and compiled.
 
 The namespace is assembled here from the modules of the package, one concept
 each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
-creation (``_creation``, ``_diagonals``), reductions (``_reductions``,
+creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reductions``,
 ``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_joining``,
 ``_tiling``, ``_padding``, ``_take_put``, ``_assembly``), indexing (``_index_parsing``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products
@@ -32,11 +32,12 @@ import numpy as _np
 from funcdiff import dtypes as _dtypes
 # Elementwise functions, creation and reductions: each module lists its names in __all__.
 from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
-                            _quantiles, _reductions, _rounding)
+                            _quantiles, _reductions, _rounding, _spacing)
 from funcdiff.numpy._arithmetic import *  # noqa: F401,F403
 from funcdiff.numpy._rounding import *  # noqa: F401,F403
 from funcdiff.numpy._logic import *  # noqa: F401,F403
 from funcdiff.numpy._creation import *  # noqa: F401,F403
+from funcdiff.numpy._spacing import *  # noqa: F401,F403
 from funcdiff.numpy._diagonals import *  # noqa: F401,F403
 from funcdiff.numpy._reductions import *  # noqa: F401,F403
 from funcdiff.numpy._quantiles import *  # noqa: F401,F403
@@ -94,8 +95,8 @@ from funcdiff.numpy import _interop  # noqa: E402
 
 _interop.install_tracer_methods()
 
-_MODULES = (_arithmetic, _rounding, _logic, _creation, _diagonals, _reductions, _quantiles,
-            _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
+_MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
+            _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
             _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _polynomial,
             _counting, _calculus, _statistics)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))

@@ -1,14 +1,13 @@
 """Array creation and conversion of funcdiff.numpy: array, asarray, zeros, full, arange, ...
 
 Creation functions whose result depends only on shapes and Python values
-(``zeros``, ``eye``, ``arange``, ``linspace`` of constants) return numpy arrays
-directly: constants need no primitive. Where a value may be traced (``array``
-and ``asarray`` of lists holding tracers, ``full`` with a traced fill value,
-``linspace``/``logspace`` with traced end points, ``meshgrid`` of traced
+(``zeros``, ``eye``, ``arange``) return numpy arrays directly: constants need
+no primitive. Where a value may be traced (``array`` and ``asarray`` of lists
+holding tracers, ``full`` with a traced fill value, ``meshgrid`` of traced
 vectors) the result is built from primitives and stays differentiable. Shapes
 and counts must be concrete. ``copy`` of a tracer is the tracer itself (values
-are immutable inside transforms); ``geomspace`` is ``logspace`` of the
-logarithms of its end points, so it is differentiable in both.
+are immutable inside transforms). Evenly spaced values (linspace, logspace,
+geomspace) are in ``_spacing``.
 """
 
 from __future__ import annotations
@@ -21,18 +20,13 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
-from funcdiff.errors import (ConcretizationError, InvalidArgumentError, ShapeError,
-                             UnsupportedNumpyError)
+from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._arithmetic import power
-from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, _cast,
-                                           _check_broadcast, _dtype_arg, _fname, _result_dtype,
-                                           _shape)
-from funcdiff.primitives import elementwise as ew
+from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _cast, _dtype_arg,
+                                           _fname, _shape)
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
 
-import funcdiff.numpy as fnp
 
 
 # ---------------------------------------------------------------------------
@@ -309,161 +303,6 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     return _checked_numpy("arange", np.arange(args[0], args[1], args[2], dtype=dtype))
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
-    """``num`` evenly spaced samples from ``start`` to ``stop`` (like ``numpy.linspace``).
-
-    With traced ``start``/``stop`` the samples are ``start + i * step``
-    computed with primitives (the last one is ``stop`` exactly), so they are
-    differentiable in both end points.
-
-    Args:
-      start, stop: array_like end points (broadcast together).
-      num: number of samples (a concrete int). endpoint: include ``stop``.
-      retstep: also return the step. dtype: result dtype (integers floor).
-      axis: where the sample axis goes in the result.
-
-    Returns:
-      The samples, and the step if ``retstep``.
-
-    >>> import funcdiff.numpy as fnp
-    >>> fnp.linspace(0., 1., 5)
-    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
-    """
-    name = _fname("linspace")
-    num = operator.index(concrete_value(num, name))
-    if num < 0:
-        raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
-    if not (_has_tracer(start) or _has_tracer(stop)):
-        start, stop = _arg("linspace", start), _arg("linspace", stop)
-        dtype = None if dtype is None else _dtype_arg("linspace", dtype)
-        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
-    start, stop = _arg("linspace", start), _arg("linspace", stop)
-    dt = _result_dtype("linspace", start, stop)
-    dt = dt if dt.kind == "f" else _F64  # numpy: at least inexact, ints in float64
-    start, stop = _cast(start, dt), _cast(stop, dt)
-    shape = _check_broadcast("linspace", start, stop)
-    start, stop = structural.broadcast_to(start, shape), structural.broadcast_to(stop, shape)
-    div = (num - 1) if endpoint else num
-    delta = ew.sub(stop, start)
-    steps = np.arange(num, dtype=dt).reshape((num,) + (1,) * len(shape))
-    step = ew.div(delta, _c(delta, div)) if div > 0 else _c(delta, np.nan)
-    y = ew.add(ew.mul(steps, step if div > 0 else delta), start)
-    if endpoint and num > 1:
-        head = structural.slice(y, start_indices=(0,) * (len(shape) + 1),
-                                limit_indices=(num - 1,) + shape)
-        y = structural.concatenate(head, structural.reshape(stop, new_sizes=(1,) + shape),
-                                   dimension=0)
-    axis = _util.normalize_axis(axis, len(shape) + 1, name)
-    y = structural.moveaxis(y, 0, axis)
-    if dtype is not None:
-        dtype = _dtype_arg("linspace", dtype)
-        if dtype.kind in "iu":
-            y = ew.floor(y)
-        y = _cast(y, dtype)
-    return (y, step) if retstep else y
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop, num)`` (like ``numpy.logspace``).
-
-    >>> import funcdiff.numpy as fnp
-    >>> fnp.logspace(0., 2., 3)
-    array([  1.,  10., 100.])
-    """
-    if not (_has_tracer(start) or _has_tracer(stop) or _has_tracer(base)):
-        start, stop, base = (_arg("logspace", v) for v in (start, stop, base))
-        dtype = None if dtype is None else _dtype_arg("logspace", dtype)
-        return np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    base = _arg("logspace", base)
-    if type(base) not in _PY_SCALARS and _shape(base):
-        # an array base broadcasts with the end points, as in numpy
-        start, stop = _array("logspace", start), _array("logspace", stop)
-        ndmax = len(_check_broadcast("logspace", start, stop, base))
-        start, stop, base = (structural.reshape(v, new_sizes=(1,) * (ndmax - len(_shape(v)))
-                                                + _shape(v)) for v in (start, stop, base))
-        base = structural.expand_dims(base, dimensions=(_util.normalize_axis(
-            axis, ndmax + 1, _fname("logspace")),))
-    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
-    out = power(base, y)
-    return out if dtype is None else _cast(out, _dtype_arg("logspace", dtype))
-
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``num`` samples from ``start`` to ``stop`` spaced evenly on a log scale
-    (like ``numpy.geomspace``).
-
-    Each sample is ``start * (stop / start) ** t`` for ``t`` evenly spaced in
-    ``[0, 1]``: ``logspace`` of the logarithms of the end points, with the end
-    points returned exactly, as numpy does. Negative end points give a negative
-    sequence; end points of opposite signs give NaN between them (numpy warns
-    and does the same). The result is differentiable in ``start`` and ``stop``.
-    Integer end points give float64; unlike numpy, which computes in float64
-    always, float32 end points give float32 (as JAX does), so a float32 program
-    stays float32.
-
-    Args:
-      start, stop: array_like end points (broadcast together); never zero.
-      num: number of samples (a concrete int). endpoint: include ``stop``.
-      dtype: result dtype (an integer dtype truncates, as numpy's ``astype``).
-      axis: where the sample axis goes in the result.
-
-    Returns:
-      The samples, shape ``(num,) + broadcast shape`` with the sample axis at ``axis``.
-
-    Raises:
-      InvalidArgumentError: an end point is zero (checked where values are concrete),
-        or ``num`` is negative.
-
-    >>> import funcdiff.numpy as fnp
-    >>> fnp.geomspace(1., 1000., 4)
-    array([   1.,   10.,  100., 1000.])
-    >>> fnp.geomspace(-2., -8., 3)
-    array([-2., -4., -8.])
-    """
-    name = _fname("geomspace")
-    num = operator.index(concrete_value(num, f"{name} (num)"))
-    if num < 0:
-        raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
-    start, stop = _util.promote_to_float(name, _arg("geomspace", start), _arg("geomspace", stop))
-    for which, end in (("start", start), ("stop", stop)):
-        value = _known_value(end)
-        if value is not None and np.any(value == 0):
-            raise InvalidArgumentError(
-                f"{name}: a geometric sequence cannot include zero, but {which} has a zero "
-                f"({value!r:.60}). Choose non-zero end points of the same sign.")
-    start, stop = fnp.broadcast_arrays(start, stop)
-    shape = _shape(start)
-    # numpy's recipe: divide both end points by the sign of start, so that a negative
-    # sequence is the positive one mirrored (the sign carries no derivative)
-    sign = fnp.sign(start)
-    first, last = fnp.divide(start, sign), fnp.divide(stop, sign)
-    y = logspace(fnp.log10(first), fnp.log10(last), num=num, endpoint=endpoint, base=10.0)
-    if num > 0:  # the end points exactly, not through log10 and power
-        with_last = endpoint and num > 1
-        pieces = [fnp.expand_dims(first, 0)]
-        inner = num - 1 if with_last else num
-        if inner > 1:
-            pieces.append(structural.slice(y, start_indices=(1,) + (0,) * len(shape),
-                                           limit_indices=(inner,) + shape))
-        if with_last:
-            pieces.append(fnp.expand_dims(last, 0))
-        y = fnp.concatenate(pieces, axis=0)
-    y = fnp.multiply(y, sign)
-    y = fnp.moveaxis(y, 0, _util.normalize_axis(axis, len(shape) + 1, name))
-    return y if dtype is None else _cast(y, _dtype_arg("geomspace", dtype))
-
-
-def _known_value(x: Any) -> np.ndarray | None:
-    """The concrete value of ``x``, or None for a tracer with none (under jit or vmap)."""
-    if not isinstance(x, Tracer):
-        return np.asarray(x)
-    try:
-        return np.asarray(x.to_concrete("funcdiff.numpy.geomspace"))
-    except ConcretizationError:
-        return None
-
-
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """Coordinate arrays from coordinate vectors (like ``numpy.meshgrid``).
 
@@ -493,8 +332,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(outs)
 
 
-__all__ = [
-    "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-    "empty_like", "full_like", "eye", "identity", "tri", "arange", "linspace", "logspace",
-    "meshgrid", "astype", "copy", "geomspace",
-]
+__all__ = ["array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+           "empty_like", "full_like", "eye", "identity", "tri", "arange", "meshgrid", "astype",
+           "copy"]

@@ -3,7 +3,7 @@
 This module once held all three; they now live in one module per concept:
 ``_arithmetic`` (arithmetic, powers, exponentials, trigonometry), ``_rounding``
 (signs, extrema, clipping, rounding), ``_logic`` (comparisons, logic,
-selection), ``_creation``, ``_diagonals`` (triangles and diagonals),
+selection), ``_creation``, ``_spacing``, ``_diagonals`` (triangles and diagonals),
 ``_reductions``, ``_quantiles`` (order statistics) and ``_nan_reductions``, with
 their shared argument handling in ``_ufunc_support``. It re-exports their
 public names (``__all__`` is their union) and the helpers other code reached
@@ -15,7 +15,7 @@ this module.
 from __future__ import annotations
 
 from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
-                            _quantiles, _reductions, _rounding)
+                            _quantiles, _reductions, _rounding, _spacing)
 from funcdiff.numpy._arithmetic import (  # noqa: F401  re-exported: moved to _arithmetic
     acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
     atan, atan2, atanh, cbrt, cos, cosh, deg2rad, degrees, divide, divmod, exp, exp2, expm1,
@@ -31,8 +31,10 @@ from funcdiff.numpy._logic import (  # noqa: F401  re-exported: moved to _logic
     isneginf, isposinf, less, less_equal, logical_and, logical_not, logical_or, logical_xor,
     nan_to_num, not_equal, select, where)
 from funcdiff.numpy._creation import (  # noqa: F401  re-exported: moved to _creation
-    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
-    identity, linspace, logspace, meshgrid, ones, ones_like, tri, zeros, zeros_like)
+    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, identity,
+    meshgrid, ones, ones_like, tri, zeros, zeros_like)
+from funcdiff.numpy._spacing import (  # noqa: F401  re-exported: moved to _spacing
+    geomspace, linspace, logspace)
 from funcdiff.numpy._diagonals import (  # noqa: F401  re-exported: moved to _diagonals
     diag, diagflat, diagonal, tril, triu)
 from funcdiff.numpy._reductions import (  # noqa: F401  re-exported: moved to _reductions
@@ -46,8 +48,8 @@ from funcdiff.numpy._nan_reductions import (  # noqa: F401  re-exported: moved t
 from funcdiff.numpy._ufunc_support import (  # noqa: F401  re-exported: moved to _ufunc_support
     _float_arg, _promote)
 
-_MODULES = (_arithmetic, _rounding, _logic, _creation, _diagonals, _reductions, _quantiles,
-            _nan_reductions)
+_MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
+            _quantiles, _nan_reductions)
 
 __all__ = [name for module in _MODULES for name in module.__all__]
 
