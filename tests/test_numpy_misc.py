@@ -331,7 +331,7 @@ ERRORS = [
     ("diag_indices-traced-n", lambda: fd.jit(lambda n: fnp.diag_indices(n))(3),
      ConcretizationError, "static_argnums"),
     ("diag_indices-float-n", lambda: fnp.diag_indices(2.0), InvalidArgumentError,
-     "n must be an integer"),
+     "n= is the size of each axis and must be a non-negative Python int"),
     ("ix-2d", lambda: fnp.ix_([[0, 1]]), ShapeError, "must be 1-D"),
     ("ix-float", lambda: fnp.ix_([0.5, 1.0]), DTypeError, "astype"),
     ("ix-traced-mask", lambda: fd.jit(lambda m: fnp.ix_(m))(np.array([True, False])),

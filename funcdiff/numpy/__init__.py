@@ -14,7 +14,8 @@ The namespace is assembled here from the modules of the package, one concept
 each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
 creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reductions``,
 ``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_joining``,
-``_tiling``, ``_padding``, ``_take_put``, ``_assembly``), indexing (``_index_parsing``,
+``_tiling``, ``_padding``, ``_take_put``, ``_assembly``), index arithmetic
+(``_index_arithmetic``), indexing (``_index_parsing``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products
 (``_linalg_basic``, ``_einsum``), ``_sorting``, ``_nonzero``, ``_selection``
 (choose, compress, extract, partition, argpartition, lexsort), ``_counting``
@@ -67,9 +68,10 @@ _NUMPY_OBJECTS = [
 ]
 
 # The namespace: each module lists its public names in __all__.
-from funcdiff.numpy import (_assembly, _calculus, _counting, _einsum, _indexing,  # noqa: E402
-                            _joining, _linalg_basic, _nonzero, _padding, _polynomial,
-                            _selection, _shape, _sorting, _statistics, _take_put, _tiling)
+from funcdiff.numpy import (_assembly, _calculus, _counting, _einsum,  # noqa: E402
+                            _index_arithmetic, _indexing, _joining, _linalg_basic, _nonzero,
+                            _padding, _polynomial, _selection, _shape, _sorting, _statistics,
+                            _take_put, _tiling)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
@@ -82,6 +84,7 @@ from funcdiff.numpy._sorting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._nonzero import *  # noqa: F401,F403,E402
 from funcdiff.numpy._selection import *  # noqa: F401,F403,E402
 from funcdiff.numpy._assembly import *  # noqa: F401,F403,E402
+from funcdiff.numpy._index_arithmetic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._polynomial import *  # noqa: F401,F403,E402
 from funcdiff.numpy._counting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._calculus import *  # noqa: F401,F403,E402
@@ -97,8 +100,8 @@ _interop.install_tracer_methods()
 
 _MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
             _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
-            _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _polynomial,
-            _counting, _calculus, _statistics)
+            _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _index_arithmetic,
+            _polynomial, _counting, _calculus, _statistics)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401

@@ -23,21 +23,12 @@ import numpy as np
 
 import funcdiff.numpy as fnp
 from funcdiff import dtypes
-from funcdiff.core import concrete_value
 from funcdiff.errors import (ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.numpy import _util
 from funcdiff.primitives import indexing
 
 _INDEX = np.dtype(np.int64)
-
-
-def _value_or_none(x: Any, name: str) -> np.ndarray | None:
-    """The concrete value of ``x``, or None when it is abstract (jit, make_jaxpr, vmap)."""
-    try:
-        return np.asarray(concrete_value(x, name))
-    except ConcretizationError:
-        return None
 
 
 def _counts_into(indices: Any, weights: Any, length: int, dtype: np.dtype) -> Any:
@@ -81,7 +72,7 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
                                    f"'table', got {kind!r}.")
     element = _util.asarray(element, "isin")
     test_elements = _util.asarray(test_elements, "isin")
-    values = (_value_or_none(element, "isin"), _value_or_none(test_elements, "isin"))
+    values = (_util.concrete_or_none(element, "isin"), _util.concrete_or_none(test_elements, "isin"))
     if values[0] is not None and values[1] is not None:
         return np.asarray(np.isin(values[0], values[1], invert=bool(invert)))
     element, tests = _util.promote("isin", element, fnp.ravel(test_elements))
@@ -148,7 +139,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
                              f"got {weights.shape}.")
         dtype = weights.dtype if dtypes.is_float(weights.dtype) else dtypes.default_float
         weights = _util.cast(weights, dtype)
-    value = _value_or_none(x, "bincount")
+    value = _util.concrete_or_none(x, "bincount")
     if value is not None:
         if value.size and value.dtype.kind == "i" and value.min() < 0:
             raise InvalidArgumentError(
@@ -206,7 +197,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
         raise ShapeError(f"funcdiff.numpy.digitize needs 1-D bins, got shape {bins.shape}.")
     side = "left" if right else "right"
     n = bins.shape[0]
-    edges = _value_or_none(bins, "digitize")
+    edges = _util.concrete_or_none(bins, "digitize")
     if edges is not None and _monotonic("digitize", edges, "bins") > 0:
         return fnp.searchsorted(bins, x, side=side)
     down = fnp.subtract(n, fnp.searchsorted(fnp.flip(bins), x, side=side))
@@ -234,7 +225,7 @@ def _range_edges(name: str, a: Any, range_: Any) -> tuple[Any, Any]:
             raise InvalidArgumentError(f"funcdiff.numpy.{name} needs range=(min, max), got "
                                        f"{range_!r}.") from None
         what = "supplied"
-    values = (_value_or_none(first, name), _value_or_none(last, name))
+    values = (_util.concrete_or_none(first, name), _util.concrete_or_none(last, name))
     if values[0] is not None and values[1] is not None:
         if range_ is not None and values[0] > values[1]:
             raise InvalidArgumentError(f"funcdiff.numpy.{name} needs range=(min, max) with "
@@ -269,7 +260,7 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
             "the edges (numpy.histogram_bin_edges computes them from concrete data).")
     bins = _util.asarray(bins, name)
     if bins.ndim == 1:
-        edges = _value_or_none(bins, name)
+        edges = _util.concrete_or_none(bins, name)
         if edges is not None and np.any(edges[:-1] > edges[1:]):
             raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins edges that increase "
                                        f"monotonically, got {edges!r:.80}.")
@@ -277,7 +268,7 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
     if bins.ndim != 0 or bins.dtype.kind not in "iu":
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins to be an int or 1-D "
                                    f"edges, got {bins!r:.80}.")
-    count = _value_or_none(bins, name)
+    count = _util.concrete_or_none(bins, name)
     if count is None:
         raise ConcretizationError(
             f"funcdiff.numpy.{name}: the number of bins fixes the result's shape, so it must be "

@@ -35,16 +35,6 @@ _INDEX = np.dtype(np.int64)
 _MODES = ("raise", "wrap", "clip")
 
 
-def _concrete_or_none(x: Any, name: str) -> np.ndarray | None:
-    """The value of ``x``, or None when it is abstract (under jit, make_jaxpr or vmap)."""
-    if not isinstance(x, Tracer):
-        return np.asarray(x)
-    try:
-        return np.asarray(x.to_concrete(name))
-    except ConcretizationError:
-        return None
-
-
 # ---------------------------------------------------------------------------
 # choose
 
@@ -119,7 +109,7 @@ def _choice_index(a: Any, n: int, mode: str) -> Any:
         return fnp.mod(a, np.asarray(n, _INDEX))
     if mode == "clip":
         return fnp.clip(a, np.asarray(0, _INDEX), np.asarray(n - 1, _INDEX))
-    value = _concrete_or_none(a, "choose")
+    value = _util.concrete_or_none(a, "choose")
     if value is None:
         raise ConcretizationError(
             f"choose in mode='raise' checks that every entry of a lies in [0, {n}), which "
@@ -205,7 +195,7 @@ def _compress(name: str, condition: Any, a: Any, axis: Any, size: Any, fill_valu
     if size is not None:
         size = _util.static_count(size, name, "size", "the number of results")
     n = shape[axis]
-    value = _concrete_or_none(condition, name)
+    value = _util.concrete_or_none(condition, name)
     if value is not None:
         mask = value != 0
         if mask[n:].any():
@@ -313,7 +303,7 @@ def _partition_input(name: str, a: Any, kind: str, order: Any) -> Any:
 
 def _check_kth(name: str, kth: Any, n: int) -> None:
     """Check ``kth`` as numpy does: static integers in ``[-n, n)``."""
-    value = _concrete_or_none(kth, name)
+    value = _util.concrete_or_none(kth, name)
     if value is None:
         raise ConcretizationError(
             f"{name} needs a static kth (an int or a sequence of ints), but got the abstract "

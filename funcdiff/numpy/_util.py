@@ -116,6 +116,18 @@ def reject(name: str, **kwargs: Any) -> None:
                 f"{key}= and use the returned value.")
 
 
+def concrete_or_none(x: Any, name: str) -> np.ndarray | None:
+    """The value of ``x`` as a numpy array, or None when it is abstract (a tracer
+    under jit, make_jaxpr or vmap); a tracer with a concrete value (under grad)
+    gives that value."""
+    if not isinstance(x, Tracer):
+        return np.asarray(x)
+    try:
+        return np.asarray(x.to_concrete(f"funcdiff.numpy.{name}"))
+    except ConcretizationError:
+        return None
+
+
 def static_count(value: Any, name: str, arg: str, purpose: str) -> int:
     """``value`` as a non-negative Python int, for an argument (``size=``, ``length=``,
     an order ``m=``) that fixes the shape of ``name``'s result. A traced value with a
