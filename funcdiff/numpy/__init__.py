@@ -13,7 +13,7 @@ the same code is differentiated, batched and compiled.
 The namespace is assembled here from the modules of the package, one concept
 each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
 creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reductions``,
-``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_joining``,
+``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_broadcasting``, ``_joining``,
 ``_tiling``, ``_padding``, ``_take_put``, ``_assembly``), index arithmetic
 (``_index_arithmetic``), indexing (``_index_parsing``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products

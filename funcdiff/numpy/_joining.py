@@ -416,4 +416,5 @@ __all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
 # _shape's helpers and functions, imported last: _shape re-exports this module's
 # functions at its end, so either module may be imported first.
 from funcdiff.numpy._shape import (  # noqa: E402
-    _arr, _axis, _int, _shape, atleast_3d, ravel)
+    _arr, _axis, _int, _shape, ravel)
+from funcdiff.numpy._broadcasting import atleast_3d  # noqa: E402
