@@ -126,6 +126,8 @@ ROWS = [
     unary(E.exp_p, np.exp, U(-3, 3)),
     unary(E.exp2_p, np.exp2, U(-3, 3)),
     unary(E.log_p, np.log, U(0.1, 5)),
+    unary(E.log2_p, np.log2, U(0.1, 5)),
+    unary(E.log10_p, np.log10, U(0.1, 5)),
     unary(E.log1p_p, np.log1p, U(-0.9, 5)),
     unary(E.expm1_p, np.expm1, U(-3, 3)),
     unary(E.sqrt_p, np.sqrt, U(0.1, 5)),
@@ -651,7 +653,7 @@ MODULE_PRIMS = [v for v in vars(E).values() if isinstance(v, Primitive)]
 
 def test_every_primitive_has_a_row_and_every_slot():
     assert {r.prim for r in ROWS} | {E.iota_p} == set(MODULE_PRIMS)
-    assert len(MODULE_PRIMS) == 58
+    assert len(MODULE_PRIMS) == 60
     for p in MODULE_PRIMS:
         for slot in ("impl", "abstract_eval", "batch", "cost"):
             assert getattr(p, slot) is not None, (p, slot)

@@ -29,7 +29,7 @@ from funcdiff.primitives import structural
 # ---------------------------------------------------------------------------
 # Arithmetic
 
-_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_LN2 = math.log(2.0)
 
 
 def _subtract(x, y):
@@ -236,14 +236,6 @@ cbrt = _unary_ufunc("cbrt", _float_arg, ew.cbrt, "Elementwise real cube root.")
 # Exponentials and logarithms
 
 
-def _log2(x):
-    return ew.div(ew.log(x), _c(x, _LN2))
-
-
-def _log10(x):
-    return ew.div(ew.log(x), _c(x, _LN10))
-
-
 def _logaddexp(x, y):
     # max(x, y) + log1p(exp(-|x - y|)) never overflows; x - y is NaN only when both
     # are the same infinity (or a NaN is involved), where x + y is the answer.
@@ -266,8 +258,8 @@ exp2 = _unary_ufunc("exp2", _float_arg, ew.exp2, "Elementwise ``2 ** x``.")
 expm1 = _unary_ufunc("expm1", _float_arg, ew.expm1,
                      "Elementwise ``exp(x) - 1``, accurate for small ``x``.")
 log = _unary_ufunc("log", _float_arg, ew.log, "Elementwise natural logarithm.")
-log2 = _unary_ufunc("log2", _float_arg, _log2, "Elementwise base-2 logarithm.")
-log10 = _unary_ufunc("log10", _float_arg, _log10, "Elementwise base-10 logarithm.")
+log2 = _unary_ufunc("log2", _float_arg, ew.log2, "Elementwise base-2 logarithm.")
+log10 = _unary_ufunc("log10", _float_arg, ew.log10, "Elementwise base-10 logarithm.")
 log1p = _unary_ufunc("log1p", _float_arg, ew.log1p,
                      "Elementwise ``log(1 + x)``, accurate for small ``x``.")
 logaddexp = _binary_ufunc("logaddexp", _promote_float, _logaddexp,

@@ -48,6 +48,13 @@ exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
                 singular=True)
 log = make_op(log_p, "Elementwise natural logarithm.")
+# numpy's log2 and log10 are exact at powers of their base, which log(x) / log(b) is not
+log2_p = _unary("log2", np.log2, lambda x, y: div(_const(x, 1 / math.log(2)), x), flops=10,
+                singular=True)
+log2 = make_op(log2_p, "Elementwise base-2 logarithm.")
+log10_p = _unary("log10", np.log10, lambda x, y: div(_const(x, 1 / math.log(10)), x),
+                 flops=10, singular=True)
+log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
 log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
                  flops=10, singular=True)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
