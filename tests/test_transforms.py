@@ -280,7 +280,7 @@ def test_vmap_batches_keyword_arguments_along_axis_0():
                                rtol=1e-12)
     with pytest.raises(BatchingError, match="inconsistent batch sizes"):
         fd.vmap(f, in_axes=(0, None))(xs, b, scale=np.ones(5), shift=shift)
-    with pytest.raises(BatchingError, match="keyword argument .scale. has shape \(\).*in_axes"):
+    with pytest.raises(BatchingError, match=r"keyword argument .scale. has shape \(\).*in_axes"):
         fd.vmap(lambda x, scale: x * scale)(xs, scale=2.0)
 
 
