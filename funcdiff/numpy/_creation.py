@@ -116,6 +116,42 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     return _checked_numpy("asarray", out)
 
 
+asanyarray = asarray  # funcdiff has no ndarray subclasses, so numpy's distinction is moot
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as an array of at least one dimension (numpy.ascontiguousarray).
+
+    funcdiff values are immutable and have no memory layout of their own, so
+    this is ``asarray`` except that, as in numpy, a 0-d input becomes shape (1,).
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.ascontiguousarray(3.0)
+    array([3.])
+    """
+    return _at_least_1d("ascontiguousarray", a, dtype, like)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``a`` as an array of at least one dimension (numpy.asfortranarray).
+
+    As ``ascontiguousarray``: the layout flag has no meaning for funcdiff
+    values; a 0-d input becomes shape (1,) as in numpy.
+
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.asfortranarray([[1., 2.]]).shape
+    (1, 2)
+    """
+    return _at_least_1d("asfortranarray", a, dtype, like)
+
+
+def _at_least_1d(name: str, a: Any, dtype: Any, like: Any) -> Any:
+    if like is not None:
+        raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support like=")
+    x = asarray(a, dtype)
+    return structural.reshape(x, new_sizes=(1,)) if _shape(x) == () else x
+
+
 def copy(a, order="K", subok=False):
     """A new array with the values of ``a`` (like ``numpy.copy``).
 
@@ -332,6 +368,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(outs)
 
 
-__all__ = ["array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-           "empty_like", "full_like", "eye", "identity", "tri", "arange", "meshgrid", "astype",
-           "copy"]
+__all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "zeros",
+           "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "eye",
+           "identity", "tri", "arange", "meshgrid", "astype", "copy"]

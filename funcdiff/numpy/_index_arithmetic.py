@@ -22,7 +22,7 @@ import numpy as np
 
 import funcdiff.numpy as fnp
 from funcdiff import dtypes
-from funcdiff.core import Tracer
+from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (ConcretizationError, DTypeError, IndexOutOfBoundsError,
                              InvalidArgumentError, ShapeError)
 from funcdiff.numpy import _util
@@ -79,6 +79,28 @@ def diag_indices(n: Any, ndim: int = 2) -> tuple:
     n = _util.static_count(n, "diag_indices", "n", "the size of each axis")
     ndim = _util.static_count(ndim, "diag_indices", "ndim", "the number of axes")
     return (np.arange(n, dtype=_INDEX),) * ndim
+
+
+def diag_indices_from(arr: Any) -> tuple:
+    """Indices of the main diagonal of ``arr``, whose axes have equal lengths
+    (numpy.diag_indices_from): ``diag_indices(arr.shape[0], arr.ndim)``.
+
+    Only the shape of ``arr`` is read, so it may be any tracer.
+
+    Raises:
+      ShapeError: ``arr`` has fewer than 2 dimensions or axes of different lengths.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.diag_indices_from(np.ones((2, 2)))
+    (array([0, 1]), array([0, 1]))
+    """
+    dims = get_aval(_util.asarray(arr, "funcdiff.numpy.diag_indices_from")).shape
+    if len(dims) < 2 or len(set(dims)) != 1:
+        raise ShapeError(
+            "funcdiff.numpy.diag_indices_from needs an array of at least 2 dimensions, all "
+            f"of the same length, got shape {dims}. For a rectangular matrix use "
+            "fnp.diagonal(arr) or fnp.diag_indices(min(arr.shape)).")
+    return diag_indices(dims[0], len(dims))
 
 
 def ix_(*args: Any) -> tuple:
@@ -287,4 +309,5 @@ def _check_flat(value: np.ndarray, size: int) -> None:
             f"indices here either")
 
 
-__all__ = ["indices", "unravel_index", "ravel_multi_index", "diag_indices", "ix_"]
+__all__ = ["indices", "unravel_index", "ravel_multi_index", "diag_indices",
+           "diag_indices_from", "ix_"]

@@ -191,6 +191,9 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = Non
     return _joined("concatenate", arrays, axis, dtype)
 
 
+concat = concatenate  # numpy 2's array-API name; numpy's concat is concatenate itself
+
+
 def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
           casting: str = "same_kind") -> Any:
     """Join arrays of one shape along a new axis.
@@ -409,7 +412,7 @@ def dsplit(ary: Any, indices_or_sections: Any) -> list:
     return _split("dsplit", ary, indices_or_sections, 2, equal=True)
 
 
-__all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
+__all__ = ["concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "array_split", "hsplit", "vsplit", "dsplit", "block"]
 
 

@@ -237,6 +237,9 @@ def transpose(a: Any, axes: Any = None) -> Any:
     return structural.transpose(a, permutation=perm)
 
 
+permute_dims = transpose  # numpy 2's array-API name; numpy's permute_dims is transpose itself
+
+
 @functools.lru_cache(maxsize=None)  # one entry per rank
 def _reversed_axes(ndim: int) -> tuple[int, ...]:
     return tuple(range(ndim))[::-1]
@@ -420,7 +423,7 @@ from funcdiff.numpy._tiling import (  # noqa: E402,F401  re-exported: moved to _
     flip, fliplr, flipud, repeat, roll, rot90, tile)
 
 __all__ = [
-    "reshape", "ravel", "transpose", "moveaxis", "swapaxes", "rollaxis", "squeeze",
+    "reshape", "ravel", "transpose", "permute_dims", "moveaxis", "swapaxes", "rollaxis", "squeeze",
     "expand_dims", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
     "atleast_3d", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
     "split", "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr",

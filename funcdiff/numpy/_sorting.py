@@ -106,6 +106,57 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", cumulative.cumprod, a, axis, dtype, out)
 
 
+def _array_api_cumulative(name: str, prim_op, identity: int, x, axis, dtype, out,
+                          include_initial):
+    """numpy 2.1's cumulative_sum/cumulative_prod: cumsum/cumprod that require ``axis``
+    for more than one dimension and, with ``include_initial``, start with ``identity``."""
+    _util.reject(name, out=out)
+    x = _util.asarray(x, name)
+    ndim = len(_shape(x))
+    if axis is None and ndim > 1:
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.{name} needs axis= for an array of {ndim} dimensions (shape "
+            f"{_shape(x)}), as numpy 2 does; pass axis=..., or flatten first with "
+            f"fnp.{name}(fnp.ravel(x)).")
+    out = _cumulative(name, prim_op, x, axis, dtype, None)
+    if not include_initial:
+        return out
+    axis = 0 if axis is None else _util.normalize_axis(axis, len(_shape(out)), name)
+    start_shape = _shape(out)[:axis] + (1,) + _shape(out)[axis + 1:]
+    start = np.full(start_shape, identity, dtype=out.dtype)  # a constant: it depends on shapes
+    return structural.concatenate(start, out, dimension=axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """Cumulative sum along ``axis`` (numpy.cumulative_sum, numpy 2.1).
+
+    Like ``cumsum``, but ``axis`` is required for more than one dimension, and
+    ``include_initial=True`` starts the result with a 0 (one more element along
+    ``axis``).
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.cumulative_sum(np.array([1., 2., 3.]), include_initial=True)
+    array([0., 1., 3., 6.])
+    """
+    return _array_api_cumulative("cumulative_sum", cumulative.cumsum, 0, x, axis,
+                                 dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """Cumulative product along ``axis`` (numpy.cumulative_prod, numpy 2.1).
+
+    Like ``cumprod``, but ``axis`` is required for more than one dimension, and
+    ``include_initial=True`` starts the result with a 1.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.cumulative_prod(np.array([[1, 2], [3, 4]]), axis=1, include_initial=True)
+    array([[ 1,  1,  2],
+           [ 1,  3, 12]])
+    """
+    return _array_api_cumulative("cumulative_prod", cumulative.cumprod, 1, x, axis,
+                                 dtype, out, include_initial)
+
+
 def _running_extremum(name: str, prim_op, a, axis, dtype, out):
     _util.reject(name, out=out)
     a = _util.asarray(a, name)
@@ -383,5 +434,5 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return tuple([values] + extras) if extras else values
 
 
-__all__ = ["cumsum", "cumprod", "maximum_accumulate", "minimum_accumulate", "diff", "ediff1d",
-           "sort", "argsort", "searchsorted", "unique"]
+__all__ = ["cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "maximum_accumulate",
+           "minimum_accumulate", "diff", "ediff1d", "sort", "argsort", "searchsorted", "unique"]

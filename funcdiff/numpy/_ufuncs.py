@@ -31,8 +31,8 @@ from funcdiff.numpy._logic import (  # noqa: F401  re-exported: moved to _logic
     isneginf, isposinf, less, less_equal, logical_and, logical_not, logical_or, logical_xor,
     nan_to_num, not_equal, select, where)
 from funcdiff.numpy._creation import (  # noqa: F401  re-exported: moved to _creation
-    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, identity,
-    meshgrid, ones, ones_like, tri, zeros, zeros_like)
+    arange, array, asanyarray, asarray, ascontiguousarray, asfortranarray, astype, copy, empty,
+    empty_like, eye, full, full_like, identity, meshgrid, ones, ones_like, tri, zeros, zeros_like)
 from funcdiff.numpy._spacing import (  # noqa: F401  re-exported: moved to _spacing
     geomspace, linspace, logspace)
 from funcdiff.numpy._diagonals import (  # noqa: F401  re-exported: moved to _diagonals
