@@ -64,17 +64,13 @@ def _dtype_or_value(x: Any) -> Any:
     return x.aval.dtype if isinstance(x, Tracer) else x
 
 
-# numpy functions that only ask about shapes and dtypes: answered from the abstract
-# value, so they work on every tracer, abstract ones included.
+# numpy functions that only ask about dtypes and have no funcdiff.numpy function of
+# their own: answered from the abstract value, so they work on every tracer, abstract
+# ones included. (shape, ndim, size, iscomplexobj and isrealobj are funcdiff.numpy
+# functions, in _array_api, and dispatch there.)
 _QUERIES = {
-    "shape": lambda a: tuple(a.shape) if isinstance(a, Tracer) else np.shape(a),
-    "ndim": lambda a: a.ndim if isinstance(a, Tracer) else np.ndim(a),
-    "size": lambda a, axis=None: (a.size if axis is None else a.shape[axis])
-    if isinstance(a, Tracer) else np.size(a, axis),
     "result_type": lambda *args: np.result_type(*[_dtype_or_value(a) for a in args]),
     "can_cast": lambda from_, to, casting="safe": np.can_cast(_dtype_or_value(from_), to, casting),
-    "iscomplexobj": lambda x: x.dtype.kind == "c" if isinstance(x, Tracer) else np.iscomplexobj(x),
-    "isrealobj": lambda x: x.dtype.kind != "c" if isinstance(x, Tracer) else np.isrealobj(x),
     "copy": lambda a, order="K", subok=False: a,  # funcdiff values are immutable
 }
 
@@ -86,12 +82,14 @@ _IN_PLACE = {"put_along_axis": "fnp.put_along_axis(arr, indices, values, axis), 
                                "returns the updated array"}
 
 
-# numpy functions that never dispatch on their arguments (they take shapes or convert
-# with __array__), so funcdiff.numpy's versions are not reachable from numpy calls.
+# numpy functions that never dispatch on their arguments (they take shapes or lengths,
+# convert with __array__, or, as isscalar, only inspect the type), so funcdiff.numpy's
+# versions are not reachable from numpy calls.
 _NOT_DISPATCHED = frozenset({
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "zeros", "ones",
     "empty", "full", "arange", "eye", "identity", "tri", "frombuffer", "fromiter",
-    "fromfunction", "fromstring", "fromfile", "fft.fftfreq", "fft.rfftfreq"})
+    "fromfunction", "fromstring", "fromfile", "fft.fftfreq", "fft.rfftfreq", "hamming",
+    "hanning", "bartlett", "blackman", "kaiser", "isscalar"})
 
 # numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
 # name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
