@@ -237,7 +237,7 @@ def isscalar(element):
     >>> fnp.isscalar(3.0), fnp.isscalar(np.float32(1)), fnp.isscalar(np.array(3.0))
     (True, True, False)
     """
-    return False if isinstance(element, Tracer) else bool(np.isscalar(element))
+    return bool(np.isscalar(element))  # a tracer is neither a numpy scalar nor a Number
 
 
 __all__ = ["vecdot", "matvec", "vecmat", "matrix_transpose", "unstack", "shape", "ndim", "size",
