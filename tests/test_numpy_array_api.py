@@ -21,6 +21,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError, ShapeError,
                              UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
+from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
 
 RNG = np.random.default_rng(0)
 
@@ -41,9 +42,6 @@ def _ints(*shape, dtype="i8"):
     return RNG.integers(-4, 5, shape).astype(dtype)
 
 
-def _both(f, **kw):
-    """The row's function for funcdiff.numpy and for numpy, with settings ``kw``."""
-    return (lambda *a: getattr(fnp, f)(*a, **kw)), (lambda *a: getattr(np, f)(*a, **kw))
 
 
 def _concat(**kw):
@@ -59,44 +57,44 @@ ROWS = [
     Row("concat", *_concat(axis=1), (_normal(2, 3), _normal(2, 2))),
     Row("concat-axis-none", *_concat(axis=None), (_normal(2, 3), _normal(4))),
     Row("concat-int-float32", *_concat(), (_ints(2, dtype="i4"), _normal(3, dtype="f4")), False),
-    Row("permute_dims", *_both("permute_dims", axes=(2, 0, 1)), (_normal(2, 3, 4),)),
-    Row("matrix_transpose", *_both("matrix_transpose"), (_normal(4, 2, 3),)),
-    Row("matrix_transpose-int32", *_both("matrix_transpose"), (_ints(2, 3, dtype="i4"),), False),
-    Row("vecdot", *_both("vecdot"), (_normal(4, 3), _normal(3))),
-    Row("vecdot-axis0", *_both("vecdot", axis=0), (_normal(3, 2), _normal(3, 2))),
-    Row("vecdot-broadcast", *_both("vecdot", axis=-1), (_normal(2, 1, 3), _normal(4, 3))),
-    Row("vecdot-float32", *_both("vecdot"), (_normal(2, 3, dtype="f4"), _normal(3, dtype="f4")),
+    Row("permute_dims", *both("permute_dims", axes=(2, 0, 1)), (_normal(2, 3, 4),)),
+    Row("matrix_transpose", *both("matrix_transpose"), (_normal(4, 2, 3),)),
+    Row("matrix_transpose-int32", *both("matrix_transpose"), (_ints(2, 3, dtype="i4"),), False),
+    Row("vecdot", *both("vecdot"), (_normal(4, 3), _normal(3))),
+    Row("vecdot-axis0", *both("vecdot", axis=0), (_normal(3, 2), _normal(3, 2))),
+    Row("vecdot-broadcast", *both("vecdot", axis=-1), (_normal(2, 1, 3), _normal(4, 3))),
+    Row("vecdot-float32", *both("vecdot"), (_normal(2, 3, dtype="f4"), _normal(3, dtype="f4")),
         False),
-    Row("vecdot-int32", *_both("vecdot"), (_ints(2, 3, dtype="i4"), _ints(3, dtype="i4")), False),
-    Row("matvec", *_both("matvec"), (_normal(2, 3), _normal(3))),
-    Row("matvec-broadcast", *_both("matvec"), (_normal(4, 2, 3), _normal(5, 1, 3))),
-    Row("matvec-mixed", *_both("matvec"), (_normal(2, 3, dtype="f4"), _normal(3)), False),
-    Row("matvec-int", *_both("matvec"), (_ints(2, 3), _ints(4, 3)), False),
-    Row("vecmat", *_both("vecmat"), (_normal(3), _normal(3, 2))),
-    Row("vecmat-broadcast", *_both("vecmat"), (_normal(4, 1, 3), _normal(5, 3, 2))),
-    Row("vecmat-float32", *_both("vecmat"), (_normal(3, dtype="f4"), _normal(3, 2, dtype="f4")),
+    Row("vecdot-int32", *both("vecdot"), (_ints(2, 3, dtype="i4"), _ints(3, dtype="i4")), False),
+    Row("matvec", *both("matvec"), (_normal(2, 3), _normal(3))),
+    Row("matvec-broadcast", *both("matvec"), (_normal(4, 2, 3), _normal(5, 1, 3))),
+    Row("matvec-mixed", *both("matvec"), (_normal(2, 3, dtype="f4"), _normal(3)), False),
+    Row("matvec-int", *both("matvec"), (_ints(2, 3), _ints(4, 3)), False),
+    Row("vecmat", *both("vecmat"), (_normal(3), _normal(3, 2))),
+    Row("vecmat-broadcast", *both("vecmat"), (_normal(4, 1, 3), _normal(5, 3, 2))),
+    Row("vecmat-float32", *both("vecmat"), (_normal(3, dtype="f4"), _normal(3, 2, dtype="f4")),
         False),
-    Row("unstack", *_both("unstack"), (_normal(3, 2),)),
-    Row("unstack-axis", *_both("unstack", axis=-1), (_normal(2, 3, 4),)),
-    Row("unstack-int", *_both("unstack", axis=1), (_ints(2, 3),), False),
-    Row("cumulative_sum", *_both("cumulative_sum"), (_normal(5),)),
-    Row("cumulative_sum-initial", *_both("cumulative_sum", axis=1, include_initial=True),
+    Row("unstack", *both("unstack"), (_normal(3, 2),)),
+    Row("unstack-axis", *both("unstack", axis=-1), (_normal(2, 3, 4),)),
+    Row("unstack-int", *both("unstack", axis=1), (_ints(2, 3),), False),
+    Row("cumulative_sum", *both("cumulative_sum"), (_normal(5),)),
+    Row("cumulative_sum-initial", *both("cumulative_sum", axis=1, include_initial=True),
         (_normal(2, 3),)),
-    Row("cumulative_sum-0d", *_both("cumulative_sum", include_initial=True), (np.array(1.5),)),
-    Row("cumulative_sum-int32", *_both("cumulative_sum", axis=0), (_ints(3, 2, dtype="i4"),),
+    Row("cumulative_sum-0d", *both("cumulative_sum", include_initial=True), (np.array(1.5),)),
+    Row("cumulative_sum-int32", *both("cumulative_sum", axis=0), (_ints(3, 2, dtype="i4"),),
         False),
-    Row("cumulative_sum-bool", *_both("cumulative_sum", include_initial=True),
+    Row("cumulative_sum-bool", *both("cumulative_sum", include_initial=True),
         (np.array([True, False, True]),), False),
-    Row("cumulative_sum-float32", *_both("cumulative_sum", axis=-1, include_initial=True),
+    Row("cumulative_sum-float32", *both("cumulative_sum", axis=-1, include_initial=True),
         (_normal(2, 3, dtype="f4"),), False),
-    Row("cumulative_sum-dtype", *_both("cumulative_sum", dtype=np.float32), (_ints(4),), False),
-    Row("cumulative_prod", *_both("cumulative_prod", axis=0), (_normal(3, 2),)),
-    Row("cumulative_prod-initial", *_both("cumulative_prod", include_initial=True), (_normal(4),)),
-    Row("cumulative_prod-int8", *_both("cumulative_prod", include_initial=True),
+    Row("cumulative_sum-dtype", *both("cumulative_sum", dtype=np.float32), (_ints(4),), False),
+    Row("cumulative_prod", *both("cumulative_prod", axis=0), (_normal(3, 2),)),
+    Row("cumulative_prod-initial", *both("cumulative_prod", include_initial=True), (_normal(4),)),
+    Row("cumulative_prod-int8", *both("cumulative_prod", include_initial=True),
         (_ints(4, dtype="i1"),), False),
-    Row("asanyarray", *_both("asanyarray"), (_normal(2, 3),)),
-    Row("ascontiguousarray-0d", *_both("ascontiguousarray"), (np.array(2.5),)),
-    Row("asfortranarray-float32", *_both("asfortranarray", dtype=np.float64),
+    Row("asanyarray", *both("asanyarray"), (_normal(2, 3),)),
+    Row("ascontiguousarray-0d", *both("ascontiguousarray"), (np.array(2.5),)),
+    Row("asfortranarray-float32", *both("asfortranarray", dtype=np.float64),
         (_normal(2, 2, dtype="f4"),), False),
     Row("apply_along_axis-scalar", *_along(lambda v: fnp.sum(v ** 2), lambda v: np.sum(v ** 2), 1),
         (_normal(2, 3, 4),)),
@@ -113,40 +111,23 @@ ROWS = [
 ]
 
 
-def _leaves(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _assert_matches(got, want):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, (g.shape, w.shape)
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-        tol = 1e-5 if g.dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_values_and_dtypes_match_numpy(row):
-    _assert_matches(row.fn(*row.args), row.ref(*row.args))
+    assert_matches(row.fn(*row.args), row.ref(*row.args))
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_jit_equals_eager(row):
-    _assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
+    assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_vmap_equals_a_loop(row):
-    batch = [tuple(a if a.dtype.kind != "f" else (a * s + t).astype(a.dtype)
-                   for a in row.args) for s, t in ((1, 0), (1.5, 0.25), (0.5, -1.0))]
-    stacked = [np.stack(column) for column in zip(*batch)]
-    batched = _leaves(fd.vmap(row.fn)(*stacked))
-    for k, args in enumerate(batch):
-        for got, want in zip(batched, _leaves(row.fn(*args))):
-            np.testing.assert_allclose(got[k], want, rtol=1e-5, atol=1e-12)
+    assert_vmap_equals_a_loop(row.fn, row.args)
 
 
 GRAD_ROWS = [r for r in ROWS if r.grad]

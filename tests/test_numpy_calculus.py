@@ -20,6 +20,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
+from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
 
 RNG = np.random.default_rng(0)
 
@@ -42,9 +43,6 @@ def _increasing(n, dtype="f8"):
     return np.cumsum(RNG.uniform(0.3, 1.5, n)).astype(dtype)
 
 
-def _both(f, **kw):
-    """The row's function for funcdiff.numpy and for numpy, with settings ``kw``."""
-    return (lambda *a: getattr(fnp, f)(*a, **kw)), (lambda *a: getattr(np, f)(*a, **kw))
 
 
 XP = np.array([-1.0, 0.0, 0.5, 2.0, 3.5])
@@ -60,45 +58,45 @@ def _interp_fp(**kw):
 
 ROWS = [
     # trapezoid
-    Row("trapezoid-1d", *_both("trapezoid"), (_normal(7),)),
-    Row("trapezoid-2d-axis0-dx", *_both("trapezoid", dx=0.5, axis=0), (_normal(4, 3),)),
-    Row("trapezoid-x-1d", *_both("trapezoid", axis=1), (_normal(2, 5, 3), _increasing(5))),
-    Row("trapezoid-x-nd", *_both("trapezoid", axis=0),
+    Row("trapezoid-1d", *both("trapezoid"), (_normal(7),)),
+    Row("trapezoid-2d-axis0-dx", *both("trapezoid", dx=0.5, axis=0), (_normal(4, 3),)),
+    Row("trapezoid-x-1d", *both("trapezoid", axis=1), (_normal(2, 5, 3), _increasing(5))),
+    Row("trapezoid-x-nd", *both("trapezoid", axis=0),
         (_normal(4, 3), np.cumsum(RNG.uniform(0.2, 1.0, (4, 3)), axis=0))),
     Row("trapezoid-dx-array", lambda y, dx: fnp.trapezoid(y, dx=dx),
         lambda y, dx: np.trapezoid(y, dx=dx), (_normal(3, 6), np.array(0.3))),
-    Row("trapezoid-f32", *_both("trapezoid"), (_normal(3, 5, dtype="f4"),), grad=False),
-    Row("trapezoid-f32-x-f64", *_both("trapezoid"), (_normal(5, dtype="f4"), _increasing(5)),
+    Row("trapezoid-f32", *both("trapezoid"), (_normal(3, 5, dtype="f4"),), grad=False),
+    Row("trapezoid-f32-x-f64", *both("trapezoid"), (_normal(5, dtype="f4"), _increasing(5)),
         grad=False),
-    Row("trapezoid-int", *_both("trapezoid"), (np.arange(12).reshape(3, 4),), grad=False),
-    Row("trapezoid-int-x-int", *_both("trapezoid"), (np.arange(5) ** 2, np.array([0, 1, 3, 4, 8])),
+    Row("trapezoid-int", *both("trapezoid"), (np.arange(12).reshape(3, 4),), grad=False),
+    Row("trapezoid-int-x-int", *both("trapezoid"), (np.arange(5) ** 2, np.array([0, 1, 3, 4, 8])),
         grad=False),
-    Row("trapezoid-one-sample", *_both("trapezoid"), (_normal(2, 1),)),
-    Row("trapezoid-empty", *_both("trapezoid"), (np.zeros((3, 0)),), grad=False),
+    Row("trapezoid-one-sample", *both("trapezoid"), (_normal(2, 1),)),
+    Row("trapezoid-empty", *both("trapezoid"), (np.zeros((3, 0)),), grad=False),
     # gradient
-    Row("gradient-1d", *_both("gradient"), (_normal(6),)),
-    Row("gradient-1d-h", *_both("gradient", edge_order=2), (_normal(6),)),
+    Row("gradient-1d", *both("gradient"), (_normal(6),)),
+    Row("gradient-1d-h", *both("gradient", edge_order=2), (_normal(6),)),
     Row("gradient-spacing-scalar", lambda f: fnp.gradient(f, 0.3),
         lambda f: np.gradient(f, 0.3), (_normal(6),)),
     Row("gradient-spacing-traced", lambda f, h: fnp.gradient(f, h),
         lambda f, h: np.gradient(f, h), (_normal(5), np.array(0.7))),
-    Row("gradient-coords-e1", *_both("gradient"), (_normal(7), _increasing(7))),
-    Row("gradient-coords-e2", *_both("gradient", edge_order=2), (_normal(7), _increasing(7))),
+    Row("gradient-coords-e1", *both("gradient"), (_normal(7), _increasing(7))),
+    Row("gradient-coords-e2", *both("gradient", edge_order=2), (_normal(7), _increasing(7))),
     Row("gradient-2d-all-axes", lambda f: fnp.gradient(f, 2.0, edge_order=2),
         lambda f: np.gradient(f, 2.0, edge_order=2), (_normal(4, 5),)),
     Row("gradient-2d-mixed-spacing", lambda f, y: fnp.gradient(f, 0.5, y),
         lambda f, y: np.gradient(f, 0.5, y), (_normal(3, 5), _increasing(5))),
-    Row("gradient-3d-axis-tuple", *_both("gradient", axis=(2, 0)), (_normal(3, 2, 4),)),
+    Row("gradient-3d-axis-tuple", *both("gradient", axis=(2, 0)), (_normal(3, 2, 4),)),
     Row("gradient-3d-axis-negative", lambda f, x: fnp.gradient(f, x, axis=-2, edge_order=2),
         lambda f, x: np.gradient(f, x, axis=-2, edge_order=2), (_normal(2, 4, 3), _increasing(4))),
-    Row("gradient-two-samples", *_both("gradient"), (_normal(2, 3),)),
-    Row("gradient-three-samples-e2", *_both("gradient", edge_order=2), (_normal(3),)),
-    Row("gradient-f32", *_both("gradient", edge_order=2), (_normal(4, 3, dtype="f4"),),
+    Row("gradient-two-samples", *both("gradient"), (_normal(2, 3),)),
+    Row("gradient-three-samples-e2", *both("gradient", edge_order=2), (_normal(3),)),
+    Row("gradient-f32", *both("gradient", edge_order=2), (_normal(4, 3, dtype="f4"),),
         grad=False),
-    Row("gradient-f32-coords-f64", *_both("gradient"), (_normal(5, dtype="f4"), _increasing(5)),
+    Row("gradient-f32-coords-f64", *both("gradient"), (_normal(5, dtype="f4"), _increasing(5)),
         grad=False),
-    Row("gradient-int", *_both("gradient"), (np.array([1, 4, 9, 25, 16]),), grad=False),
-    Row("gradient-int-coords", *_both("gradient", edge_order=2),
+    Row("gradient-int", *both("gradient"), (np.array([1, 4, 9, 25, 16]),), grad=False),
+    Row("gradient-int-coords", *both("gradient", edge_order=2),
         (_normal(5), np.array([0, 1, 3, 4, 7])), grad=False),
     # interp
     Row("interp-inside", *_interp_fp(), (X_OFF_KNOTS, _normal(5))),
@@ -125,63 +123,45 @@ ROWS = [
     Row("interp-int", lambda x, xp, fp: fnp.interp(x, xp, fp), np.interp,
         (np.array([-1, 0, 1, 2, 5]), np.array([0, 2, 4]), np.array([3, 7, 1])), grad=False),
     # cov
-    Row("cov-2d", *_both("cov"), (_normal(3, 6),)),
-    Row("cov-rowvar-false", *_both("cov", rowvar=False), (_normal(6, 3),)),
-    Row("cov-bias", *_both("cov", bias=True), (_normal(2, 5),)),
-    Row("cov-ddof", *_both("cov", ddof=2), (_normal(2, 5),)),
-    Row("cov-with-y", *_both("cov"), (_normal(2, 5), _normal(5))),
-    Row("cov-with-y-rowvar-false", *_both("cov", rowvar=False), (_normal(5, 2), _normal(5, 3))),
-    Row("cov-1d", *_both("cov"), (_normal(6),)),
-    Row("cov-f32", *_both("cov"), (_normal(3, 4, dtype="f4"),), grad=False, dtype="float32"),
-    Row("cov-int", *_both("cov"), (np.array([[1, 2, 4], [0, 5, 5]]),), grad=False),
-    Row("cov-dtype-f32", *_both("cov", dtype=np.float32), (_normal(2, 4),), grad=False),
+    Row("cov-2d", *both("cov"), (_normal(3, 6),)),
+    Row("cov-rowvar-false", *both("cov", rowvar=False), (_normal(6, 3),)),
+    Row("cov-bias", *both("cov", bias=True), (_normal(2, 5),)),
+    Row("cov-ddof", *both("cov", ddof=2), (_normal(2, 5),)),
+    Row("cov-with-y", *both("cov"), (_normal(2, 5), _normal(5))),
+    Row("cov-with-y-rowvar-false", *both("cov", rowvar=False), (_normal(5, 2), _normal(5, 3))),
+    Row("cov-1d", *both("cov"), (_normal(6),)),
+    Row("cov-f32", *both("cov"), (_normal(3, 4, dtype="f4"),), grad=False, dtype="float32"),
+    Row("cov-int", *both("cov"), (np.array([[1, 2, 4], [0, 5, 5]]),), grad=False),
+    Row("cov-dtype-f32", *both("cov", dtype=np.float32), (_normal(2, 4),), grad=False),
     # corrcoef
-    Row("corrcoef-2d", *_both("corrcoef"), (_normal(3, 6),)),
-    Row("corrcoef-rowvar-false", *_both("corrcoef", rowvar=False), (_normal(6, 2),)),
-    Row("corrcoef-with-y", *_both("corrcoef"), (_normal(5), _normal(5))),
-    Row("corrcoef-1d", *_both("corrcoef"), (_normal(4),), grad=False),
-    Row("corrcoef-f32", *_both("corrcoef"), (_normal(2, 5, dtype="f4"),), grad=False,
+    Row("corrcoef-2d", *both("corrcoef"), (_normal(3, 6),)),
+    Row("corrcoef-rowvar-false", *both("corrcoef", rowvar=False), (_normal(6, 2),)),
+    Row("corrcoef-with-y", *both("corrcoef"), (_normal(5), _normal(5))),
+    Row("corrcoef-1d", *both("corrcoef"), (_normal(4),), grad=False),
+    Row("corrcoef-f32", *both("corrcoef"), (_normal(2, 5, dtype="f4"),), grad=False,
         dtype="float32"),
-    Row("corrcoef-int", *_both("corrcoef"), (np.array([[1, 2, 4, 3], [0, 5, 5, 1]]),),
+    Row("corrcoef-int", *both("corrcoef"), (np.array([[1, 2, 4, 3], [0, 5, 5, 1]]),),
         grad=False),
 ]
 
 
-def _leaves(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _assert_matches(got, want, dtype=None):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape
-        assert g.dtype == np.dtype(dtype or w.dtype), (g.dtype, dtype or w.dtype)
-        tol = 1e-5 if g.dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(g, w.astype(g.dtype), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_values_and_dtypes_match_numpy(row):
-    _assert_matches(row.fn(*row.args), row.ref(*row.args), row.dtype)
+    assert_matches(row.fn(*row.args), row.ref(*row.args), row.dtype)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_jit_equals_eager(row):
-    _assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
+    assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
 def test_vmap_equals_a_loop(row):
-    # three different inputs: the row's arguments, and shifted and scaled copies
-    batch = [tuple(a if a.dtype.kind != "f" else (a * s + t).astype(a.dtype)
-                   for a in row.args) for s, t in ((1, 0), (1.5, 0.25), (0.5, -1.0))]
-    stacked = [np.stack(column) for column in zip(*batch)]
-    batched = _leaves(fd.vmap(row.fn)(*stacked))
-    for k, args in enumerate(batch):
-        for got, want in zip(batched, _leaves(row.fn(*args))):
-            np.testing.assert_allclose(got[k], want, rtol=1e-5, atol=1e-12)
+    assert_vmap_equals_a_loop(row.fn, row.args)
 
 
 GRAD_ROWS = [r for r in ROWS if r.grad]

@@ -22,6 +22,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
+from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
 
 RNG = np.random.default_rng(1)
 
@@ -51,9 +52,6 @@ def _phases(*shape, dtype="f8"):
     return np.cumsum(RNG.uniform(-4.0, 4.0, shape), axis=-1).astype(dtype)
 
 
-def _both(f, **kw):
-    """The row's function for funcdiff.numpy and for numpy, with settings ``kw``."""
-    return (lambda *a: getattr(fnp, f)(*a, **kw)), (lambda *a: getattr(np, f)(*a, **kw))
 
 
 def _block_2x2(xp):
@@ -62,32 +60,32 @@ def _block_2x2(xp):
 
 ROWS = [
     # copy
-    Row("copy-2d", *_both("copy"), (_normal(2, 3),)),
-    Row("copy-f32", *_both("copy"), (_normal(4, dtype="f4"),), grad=False),
-    Row("copy-int", *_both("copy"), (np.arange(5),), grad=False),
-    Row("copy-0d", *_both("copy"), (np.array(2.5),)),
+    Row("copy-2d", *both("copy"), (_normal(2, 3),)),
+    Row("copy-f32", *both("copy"), (_normal(4, dtype="f4"),), grad=False),
+    Row("copy-int", *both("copy"), (np.arange(5),), grad=False),
+    Row("copy-0d", *both("copy"), (np.array(2.5),)),
     # geomspace
-    Row("geomspace-scalars", *_both("geomspace", num=5), (np.array(1.5), np.array(40.0))),
-    Row("geomspace-negative", *_both("geomspace", num=4), (np.array(-2.0), np.array(-50.0))),
-    Row("geomspace-decreasing", *_both("geomspace", num=6), (np.array(9.0), np.array(0.3))),
-    Row("geomspace-no-endpoint", *_both("geomspace", num=4, endpoint=False),
+    Row("geomspace-scalars", *both("geomspace", num=5), (np.array(1.5), np.array(40.0))),
+    Row("geomspace-negative", *both("geomspace", num=4), (np.array(-2.0), np.array(-50.0))),
+    Row("geomspace-decreasing", *both("geomspace", num=6), (np.array(9.0), np.array(0.3))),
+    Row("geomspace-no-endpoint", *both("geomspace", num=4, endpoint=False),
         (np.array(1.0), np.array(16.0))),
-    Row("geomspace-arrays-axis1", *_both("geomspace", num=3, axis=1),
+    Row("geomspace-arrays-axis1", *both("geomspace", num=3, axis=1),
         (np.array([1.0, 2.0]), np.array([10.0, 20.0]))),
-    Row("geomspace-broadcast-axis-1", *_both("geomspace", num=5, axis=-1),
+    Row("geomspace-broadcast-axis-1", *both("geomspace", num=5, axis=-1),
         (np.array([1.0, -2.0]), np.array([[10.0, -3.0], [30.0, -0.5]]))),
-    Row("geomspace-opposite-signs", *_both("geomspace", num=4), (np.array(-1.0), np.array(8.0)),
+    Row("geomspace-opposite-signs", *both("geomspace", num=4), (np.array(-1.0), np.array(8.0)),
         grad=False, traced=False),
-    Row("geomspace-num1", *_both("geomspace", num=1), (np.array(2.0), np.array(10.0))),
-    Row("geomspace-num0", *_both("geomspace", num=0), (np.array(2.0), np.array(10.0)),
+    Row("geomspace-num1", *both("geomspace", num=1), (np.array(2.0), np.array(10.0))),
+    Row("geomspace-num0", *both("geomspace", num=0), (np.array(2.0), np.array(10.0)),
         grad=False),
-    Row("geomspace-f32", *_both("geomspace", num=5),
+    Row("geomspace-f32", *both("geomspace", num=5),
         (np.float32(1.0) * np.ones(2, "f4"), np.array([8.0, 30.0], "f4")), grad=False,
         dtype="float32"),
-    Row("geomspace-int", *_both("geomspace", num=4), (np.array(1), np.array(1000)), grad=False),
-    Row("geomspace-dtype-int", *_both("geomspace", num=3, dtype=int),
+    Row("geomspace-int", *both("geomspace", num=4), (np.array(1), np.array(1000)), grad=False),
+    Row("geomspace-dtype-int", *both("geomspace", num=3, dtype=int),
         (np.array(1.0), np.array(10.0)), grad=False),
-    Row("geomspace-dtype-f32", *_both("geomspace", num=3, dtype=np.float32),
+    Row("geomspace-dtype-f32", *both("geomspace", num=3, dtype=np.float32),
         (np.array(1.0), np.array(10.0)), grad=False),
     # block
     Row("block-1d", lambda a, b: fnp.block([a, b]), lambda a, b: np.block([a, b]),
@@ -102,7 +100,7 @@ ROWS = [
         lambda a, b: np.block([[[a]], [[b]]]), (_normal(2), _normal(2))),
     Row("block-scalar-blocks", lambda a: fnp.block([[a, 1.0], [2.0, 3.0]]),
         lambda a: np.block([[a, 1.0], [2.0, 3.0]]), (np.array(0.5),)),
-    Row("block-bare-array", *_both("block"), (_normal(2, 2),)),
+    Row("block-bare-array", *both("block"), (_normal(2, 2),)),
     Row("block-f32-with-python-float", lambda a: fnp.block([a, 1.0]),
         lambda a: np.block([a, 1.0]), (_normal(2, dtype="f4"),), grad=False),
     Row("block-f32", lambda a, b: fnp.block([a, b]), lambda a, b: np.block([a, b]),
@@ -129,62 +127,50 @@ ROWS = [
         grad=False, traced=False),
     Row("ix-none", lambda: fnp.ix_(), lambda: np.ix_(), (), grad=False, traced=False),
     # nancumsum, nancumprod
-    Row("nancumsum-flat", *_both("nancumsum"), (_with_nans(3, 4),)),
-    Row("nancumsum-axis0", *_both("nancumsum", axis=0), (_with_nans(3, 4),)),
-    Row("nancumsum-axis-1", *_both("nancumsum", axis=-1), (_with_nans(2, 3, 4),)),
-    Row("nancumsum-no-nan", *_both("nancumsum", axis=1), (_normal(2, 5),)),
-    Row("nancumsum-all-nan", *_both("nancumsum"), (np.full(3, np.nan),), grad=False),
-    Row("nancumsum-0d", *_both("nancumsum"), (np.array(2.0),)),
-    Row("nancumsum-empty", *_both("nancumsum", axis=0), (np.zeros((0, 2)),), grad=False),
-    Row("nancumsum-f32", *_both("nancumsum", axis=1), (_with_nans(2, 4, dtype="f4"),),
+    Row("nancumsum-flat", *both("nancumsum"), (_with_nans(3, 4),)),
+    Row("nancumsum-axis0", *both("nancumsum", axis=0), (_with_nans(3, 4),)),
+    Row("nancumsum-axis-1", *both("nancumsum", axis=-1), (_with_nans(2, 3, 4),)),
+    Row("nancumsum-no-nan", *both("nancumsum", axis=1), (_normal(2, 5),)),
+    Row("nancumsum-all-nan", *both("nancumsum"), (np.full(3, np.nan),), grad=False),
+    Row("nancumsum-0d", *both("nancumsum"), (np.array(2.0),)),
+    Row("nancumsum-empty", *both("nancumsum", axis=0), (np.zeros((0, 2)),), grad=False),
+    Row("nancumsum-f32", *both("nancumsum", axis=1), (_with_nans(2, 4, dtype="f4"),),
         grad=False),
-    Row("nancumsum-dtype-f32", *_both("nancumsum", dtype=np.float32), (_with_nans(5),),
+    Row("nancumsum-dtype-f32", *both("nancumsum", dtype=np.float32), (_with_nans(5),),
         grad=False),
-    Row("nancumsum-int8", *_both("nancumsum"), (np.array([100, 100, -3], "i1"),), grad=False),
-    Row("nancumsum-bool", *_both("nancumsum"), (np.array([True, False, True]),), grad=False),
-    Row("nancumprod-flat", *_both("nancumprod"), (_with_nans(3, 3),)),
-    Row("nancumprod-axis1", *_both("nancumprod", axis=1), (_with_nans(2, 4),)),
-    Row("nancumprod-with-zero", *_both("nancumprod"), (np.array([2.0, np.nan, 0.0, 3.0]),)),
-    Row("nancumprod-f32", *_both("nancumprod", axis=0), (_with_nans(3, 2, dtype="f4"),),
+    Row("nancumsum-int8", *both("nancumsum"), (np.array([100, 100, -3], "i1"),), grad=False),
+    Row("nancumsum-bool", *both("nancumsum"), (np.array([True, False, True]),), grad=False),
+    Row("nancumprod-flat", *both("nancumprod"), (_with_nans(3, 3),)),
+    Row("nancumprod-axis1", *both("nancumprod", axis=1), (_with_nans(2, 4),)),
+    Row("nancumprod-with-zero", *both("nancumprod"), (np.array([2.0, np.nan, 0.0, 3.0]),)),
+    Row("nancumprod-f32", *both("nancumprod", axis=0), (_with_nans(3, 2, dtype="f4"),),
         grad=False),
-    Row("nancumprod-int", *_both("nancumprod"), (np.array([[1, 2], [3, 4]]),), grad=False),
-    Row("nancumprod-bool", *_both("nancumprod"), (np.array([True, True, False]),), grad=False),
+    Row("nancumprod-int", *both("nancumprod"), (np.array([[1, 2], [3, 4]]),), grad=False),
+    Row("nancumprod-bool", *both("nancumprod"), (np.array([True, True, False]),), grad=False),
     # unwrap
-    Row("unwrap-1d", *_both("unwrap"), (_phases(9),)),
-    Row("unwrap-2d-axis0", *_both("unwrap", axis=0), (_phases(4, 6).T.copy(),)),
-    Row("unwrap-2d-axis-1", *_both("unwrap"), (_phases(3, 7),)),
-    Row("unwrap-discont", *_both("unwrap", discont=4.0), (_phases(8),)),
-    Row("unwrap-small-discont", *_both("unwrap", discont=0.5), (_phases(8),)),
-    Row("unwrap-period", *_both("unwrap", period=3.0), (_phases(8),)),
+    Row("unwrap-1d", *both("unwrap"), (_phases(9),)),
+    Row("unwrap-2d-axis0", *both("unwrap", axis=0), (_phases(4, 6).T.copy(),)),
+    Row("unwrap-2d-axis-1", *both("unwrap"), (_phases(3, 7),)),
+    Row("unwrap-discont", *both("unwrap", discont=4.0), (_phases(8),)),
+    Row("unwrap-small-discont", *both("unwrap", discont=0.5), (_phases(8),)),
+    Row("unwrap-period", *both("unwrap", period=3.0), (_phases(8),)),
     Row("unwrap-traced-period", lambda p, t: fnp.unwrap(p, period=t),
         lambda p, t: np.unwrap(p, period=t), (_phases(8), np.array(3.5))),
-    Row("unwrap-half-period-ties", *_both("unwrap"),
+    Row("unwrap-half-period-ties", *both("unwrap"),
         (np.array([0.0, np.pi, 2 * np.pi, np.pi, 0.0, -np.pi]),), grad=False),
-    Row("unwrap-one-sample", *_both("unwrap"), (np.array([7.0]),)),
-    Row("unwrap-empty", *_both("unwrap"), (np.zeros(0),), grad=False),
-    Row("unwrap-f32", *_both("unwrap"), (_phases(3, 6, dtype="f4"),), grad=False),
-    Row("unwrap-int-float-period", *_both("unwrap"), (np.array([0, 5, 10, 3]),), grad=False),
-    Row("unwrap-int-even-period", *_both("unwrap", period=8),
+    Row("unwrap-one-sample", *both("unwrap"), (np.array([7.0]),)),
+    Row("unwrap-empty", *both("unwrap"), (np.zeros(0),), grad=False),
+    Row("unwrap-f32", *both("unwrap"), (_phases(3, 6, dtype="f4"),), grad=False),
+    Row("unwrap-int-float-period", *both("unwrap"), (np.array([0, 5, 10, 3]),), grad=False),
+    Row("unwrap-int-even-period", *both("unwrap", period=8),
         (np.array([0, 4, 8, 0, 5, 10, 3]),), grad=False),
-    Row("unwrap-int-odd-period", *_both("unwrap", period=7),
+    Row("unwrap-int-odd-period", *both("unwrap", period=7),
         (np.array([0, 5, 10, 3, -1]),), grad=False),
 ]
 
 
-def _leaves(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _assert_matches(got, want, dtype=None):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert isinstance(g, np.ndarray) or np.isscalar(g), type(g)
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, (g.shape, w.shape)
-        assert g.dtype == np.dtype(dtype or w.dtype), (g.dtype, dtype or w.dtype)
-        tol = 1e-5 if g.dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(g, w.astype(g.dtype), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
@@ -193,7 +179,7 @@ def test_values_and_dtypes_match_numpy(row):
         warnings.simplefilter("ignore", RuntimeWarning)
         want = row.ref(*row.args)
         got = row.fn(*row.args)  # geomspace with end points of opposite signs warns, as numpy
-    _assert_matches(got, want, row.dtype)
+    assert_matches(got, want, row.dtype)
 
 
 TRACED = [r for r in ROWS if r.traced]
@@ -201,22 +187,13 @@ TRACED = [r for r in ROWS if r.traced]
 
 @pytest.mark.parametrize("row", TRACED, ids=[r.name for r in TRACED])
 def test_jit_equals_eager(row):
-    _assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
+    assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
 
 
 @pytest.mark.parametrize("row", TRACED, ids=[r.name for r in TRACED])
 def test_vmap_equals_a_loop(row):
-    # three different inputs: the row's arguments, and scaled and shifted copies (end
-    # points of geomspace stay away from zero)
-    batch = [tuple(a if a.dtype.kind != "f" else (a * s + t).astype(a.dtype)
-                   for a in row.args) for s, t in ((1, 0), (1.5, 0.25), (0.5, 0.1))]
-    stacked = [np.stack(column) for column in zip(*batch)]
-    batched = _leaves(fd.vmap(row.fn)(*stacked))
-    for k, args in enumerate(batch):
-        want = _leaves(row.fn(*args))
-        assert len(batched) == len(want)
-        for got, w in zip(batched, want):
-            np.testing.assert_allclose(got[k], w, rtol=1e-5, atol=1e-12)
+    # shifted by a positive amount: the end points of geomspace stay away from zero
+    assert_vmap_equals_a_loop(row.fn, row.args, scales=((1, 0), (1.5, 0.25), (0.5, 0.1)))
 
 
 GRAD_ROWS = [r for r in ROWS if r.grad]

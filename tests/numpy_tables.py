@@ -1,0 +1,48 @@
+"""Shared checks of the table-driven funcdiff.numpy test files: each row holds a
+funcdiff.numpy function and its arguments, compared with numpy, with itself
+under jit, and with a Python loop under vmap."""
+
+import numpy as np
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+
+
+def both(f, **kw):
+    """The named function of funcdiff.numpy and of numpy, with settings ``kw``."""
+    return (lambda *a: getattr(fnp, f)(*a, **kw)), (lambda *a: getattr(np, f)(*a, **kw))
+
+
+def leaves(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def assert_matches(got, want, dtype=None, exact=False):
+    """Same number of results, shapes and dtypes (``dtype`` where funcdiff's result
+    dtype differs from numpy's on purpose), and values equal (``exact``) or within
+    the rounding of their dtype."""
+    got, want = leaves(got), leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, (g.shape, w.shape)
+        assert g.dtype == np.dtype(dtype or w.dtype), (g.dtype, dtype or w.dtype)
+        if exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            tol = 1e-5 if g.dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(g, w.astype(g.dtype), rtol=tol, atol=tol)
+
+
+def assert_vmap_equals_a_loop(fn, args, scales=((1, 0), (1.5, 0.25), (0.5, -1.0))):
+    """vmap of ``fn`` over three members (copies of the arguments whose float ones
+    are scaled and shifted by ``scales``) equals calling ``fn`` on each member."""
+    batch = [tuple(a if a.dtype.kind != "f" else (a * s + t).astype(a.dtype) for a in args)
+             for s, t in scales]
+    stacked = [np.stack(column) for column in zip(*batch)]
+    batched = leaves(fd.vmap(fn)(*stacked))
+    for k, member in enumerate(batch):
+        want = leaves(fn(*member))
+        assert len(batched) == len(want)
+        for got, w in zip(batched, want):
+            np.testing.assert_allclose(got[k], w, rtol=1e-5, atol=1e-12)
