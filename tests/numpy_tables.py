@@ -17,18 +17,18 @@ def leaves(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def assert_matches(got, want, dtype=None, exact=False):
+def assert_matches(got, want, dtype=None, exact=False, where=""):
     """Same number of results, shapes and dtypes (``dtype`` where funcdiff's result
     dtype differs from numpy's on purpose), and values equal (``exact``) or within
-    the rounding of their dtype."""
+    the rounding of their dtype; ``where`` names the case in failures."""
     got, want = leaves(got), leaves(want)
-    assert len(got) == len(want)
+    assert len(got) == len(want), where
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, (g.shape, w.shape)
-        assert g.dtype == np.dtype(dtype or w.dtype), (g.dtype, dtype or w.dtype)
+        assert g.shape == w.shape, (where, g.shape, w.shape)
+        assert g.dtype == np.dtype(dtype or w.dtype), (where, g.dtype, dtype or w.dtype)
         if exact:
-            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_equal(g, w, err_msg=where)
         else:
             tol = 1e-5 if g.dtype == np.float32 else 1e-12
             np.testing.assert_allclose(g, w.astype(g.dtype), rtol=tol, atol=tol)

@@ -20,6 +20,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, IndexOutOfBoundsError,
                              InvalidArgumentError, ShapeError)
 from funcdiff.test_util import check_grads
+from numpy_tables import assert_matches
 
 RNG = np.random.default_rng(0)
 
@@ -34,16 +35,8 @@ def _value(shape, dtype, rng=RNG):
 
 
 def _assert_same(expected, actual, where=""):
-    """Equal values, shapes and dtypes, recursing into tuples."""
-    if isinstance(expected, tuple):
-        assert isinstance(actual, tuple) and len(actual) == len(expected), where
-        for e, a in zip(expected, actual):
-            _assert_same(e, a, where)
-        return
-    e, a = np.asarray(expected), np.asarray(actual)
-    assert a.shape == e.shape, f"{where}: shape {a.shape} != numpy's {e.shape}"
-    assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != numpy's {e.dtype}"
-    np.testing.assert_array_equal(a, e, err_msg=where)
+    """Equal values, shapes and dtypes (funcdiff's ``actual`` against ``expected``)."""
+    assert_matches(actual, expected, exact=True, where=where)
 
 
 # ---------------------------------------------------------------------------
