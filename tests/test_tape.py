@@ -239,6 +239,17 @@ BATCHED_CASES = {
     # the output is the input: the basis itself comes back
     "identity": (lambda x: x, np.array([1.0, 2.0])),
     "matrix output": (lambda x: fnp.outer(fnp.sin(x), x) @ _W, np.array([0.5, 1.0, -2.0])),
+    # jacrev's basis meets a matrix-vector product as a diagonal (DiagonalBatch): the
+    # matrix's rows, scaled by the factors met on the way (none, an array, a 0-d array)
+    "diagonal, matrix @ vector": (lambda x: _W @ fnp.tanh(x), np.array([0.5, 1.0, -2.0])),
+    "diagonal, vector @ matrix": (lambda x: fnp.sin(fnp.tanh(x) @ _W[:, :2]),
+                                  np.array([0.5, 1.0, -2.0])),
+    "diagonal, contracted axis 0": (
+        lambda x: fnp.tensordot(_W[:2], x, axes=([0], [0])) * np.array(3.0),
+        np.array([0.5, 1.0])),
+    # two outputs: each leaf's basis is a slice of the identity, not a diagonal
+    "diagonal, not whole": (lambda x: fnp.concatenate([_W @ x, _W[:1] @ x]),
+                            np.array([0.5, 1.0, -2.0])),
 }
 
 
@@ -264,6 +275,19 @@ def test_batched_pullback_equals_vmap_of_the_pullback(name, dtype):
     assert rows.dtype == dtype
     np.testing.assert_allclose(rows, fd.vmap(pullback)(eye)[0],
                                rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-12)
+
+
+def test_jacrev_basis_meets_a_matrix_vector_product_without_a_product(monkeypatch):
+    # the scaled rows of W are the Jacobian's rows: no dot_general runs backwards
+    from funcdiff.interpreters.batching import StdBasis
+    from funcdiff.primitives import dot
+    x = np.array([0.5, 1.0, -2.0])
+    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [fnp.tanh(_W @ x)], [x])
+    calls = []
+    monkeypatch.setattr(dot, "_dot_general_impl", lambda *a, **k: calls.append(a))
+    (rows,) = pull_back_batched(pullback_fn, [StdBasis(3, 0, 0, (3,), np.dtype("float64"))], 3)
+    assert calls == []
+    np.testing.assert_allclose(rows, (1 - np.tanh(_W @ x) ** 2)[:, None] * _W, rtol=1e-14)
 
 
 def test_batched_pullback_sums_an_output_returned_twice_and_skips_unused_inputs():

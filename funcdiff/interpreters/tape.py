@@ -41,9 +41,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
+import numpy as np
+
 from funcdiff import dtypes
-from funcdiff.core import (Tracer, Trace, Zero, _dynamic, _scalar_avals, _trace_stack, get_aval,
-                           new_main)
+from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_avals,
+                           _trace_stack, get_aval, new_main)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
 from funcdiff.primitives.elementwise import mul
@@ -77,27 +79,24 @@ def disabled() -> Iterator[None]:
 
 
 class TapeTracer(Tracer):
-    """A value on the tape: its concrete primal and the slot of its cotangent."""
+    """A value on the tape: its concrete primal and the slot of its cotangent.
 
-    __slots__ = ("primal", "slot", "_aval")
+    ``shape`` and ``dtype`` are plain attributes rather than properties: the
+    numpy layer reads them on every operation."""
+
+    __slots__ = ("primal", "slot", "_aval", "shape", "dtype")
 
     def __init__(self, trace: "TapeTrace", primal: Any, slot: int, aval):
         self._trace = trace
         self.primal = primal
         self.slot = slot
         self._aval = aval
+        self.shape = aval.shape
+        self.dtype = aval.dtype
 
     @property
     def aval(self):
         return self._aval
-
-    @property
-    def dtype(self):
-        return self._aval.dtype
-
-    @property
-    def shape(self):
-        return self._aval.shape
 
     def to_concrete(self, operation: str) -> Any:
         return self.primal
@@ -159,7 +158,10 @@ class TapeTrace(Trace):
                 primals = (a, b)
             if slot:
                 out = primitive.impl(*primals, **params)
-                aval = _scalar_avals.get(type(out)) or get_aval(out)
+                if type(out) is np.ndarray:
+                    aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
+                else:
+                    aval = _scalar_avals.get(type(out)) or get_aval(out)
                 if aval.dtype.kind not in "fc":
                     return TapeTracer(self, out, 0, aval)
                 if shape is not None and shape != aval.shape:
@@ -204,10 +206,7 @@ class TapeTrace(Trace):
                 return _linearized_node(self, primitive, primals, needed, params)
         if out is None:
             out = primitive.impl(*primals, **params)
-        return self._record(primitive, rule, out, primals, needed, params)
-
-    def _record(self, primitive, rule, out, primals, needed, params):
-        """A node whose pullback ``rule`` makes (``out`` is the primitive's result)."""
+        # a node whose pullback ``rule`` makes
         if primitive.multiple_results:
             return self.record(out, rule(needed, out, *primals, **params), needed)
         aval = get_aval(out)

@@ -7,7 +7,9 @@ pullback through a ``BatchTrace``; ``pull_back_batched`` walks the nodes once
 with cotangents that carry a leading batch axis instead. A factor node
 multiplies the batch directly (a symbolic basis stays symbolic, scaled); a
 product (``BilinearPullback``) uses its primitive's ``batched_transpose``, the
-batched product a batch rule would run, after making a small basis dense;
+batched product a batch rule would run, after making a small basis dense
+(a basis that is the diagonal of a vector output, ``DiagonalBatch``, meets a
+matrix-vector product as the matrix's rows, scaled: no product at all);
 every other node runs its pullback under one ``BatchTrace`` for the whole
 pass, and its results are brought back to a leading batch axis.
 """
@@ -21,7 +23,7 @@ import numpy as np
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
 from funcdiff.interpreters.tape import TapeFunction
-from funcdiff.primitives.cards import BilinearPullback
+from funcdiff.primitives.cards import BilinearPullback, DiagonalBatch
 from funcdiff.primitives.elementwise import mul_p
 
 
@@ -61,9 +63,15 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
                     continue
                 cts[slot] = None
                 if type(pullback) is BilinearPullback:
-                    if type(ct) is StdBasis and _dense_is_cheap(ct, pullback):
-                        ct = ct.materialize()
-                    results = pullback.batched(ct) if type(ct) is np.ndarray else None
+                    results = None
+                    if type(ct) is StdBasis:
+                        d = _diagonal(ct)
+                        if d is not None:
+                            results = pullback.batched(DiagonalBatch(d))
+                        if results is None and _dense_is_cheap(ct, pullback):
+                            ct = ct.materialize()
+                    if results is None and type(ct) is np.ndarray:
+                        results = pullback.batched(ct)
                     if results is not None:  # the batched product, with no trace
                         for s, c in zip(needed, results):
                             if s and c is not None:
@@ -95,6 +103,19 @@ _DENSE_BASIS_PRODUCT = 1 << 15
 def _dense_is_cheap(basis: StdBasis, pullback: BilinearPullback) -> bool:
     kept = pullback.x_kept if pullback.x_kept is not None else pullback.y_kept
     return basis.size * np.size(kept) <= _DENSE_BASIS_PRODUCT
+
+
+def _diagonal(basis: StdBasis) -> np.ndarray | None:
+    """``d`` when ``basis`` is ``diag(d)`` over a whole 1-D output (jacrev's basis
+    of one vector output, unscaled or scaled by concrete factors), else None."""
+    if len(basis.shape) != 1 or basis.start != basis.offset or basis.size != basis.shape[0]:
+        return None
+    scale = basis.scale
+    if scale is None:
+        return np.ones(basis.size, basis.dtype)
+    if basis.scale_prim is mul_p and type(scale) is np.ndarray and scale.dtype == basis.dtype:
+        return scale if scale.shape == (basis.size,) else np.full(basis.size, scale, scale.dtype)
+    return None
 
 
 def _batch_tracer(trace: BatchTrace, ct: Any) -> BatchTracer:

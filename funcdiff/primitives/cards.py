@@ -357,18 +357,37 @@ class BilinearPullback:
         return self._apply(self.prim.transpose, ct)
 
     def batched(self, ct):
-        """The cotangents for ``ct`` with a leading batch axis (concrete), or
-        None when the primitive has no ``batched_transpose``."""
+        """The cotangents for ``ct`` with a leading batch axis (concrete, or a
+        ``DiagonalBatch``), or None when the primitive has no
+        ``batched_transpose`` or no shortcut for a ``DiagonalBatch``."""
         transpose = self.prim.batched_transpose
         return None if transpose is None else self._apply(transpose, ct)
 
     def _apply(self, transpose, ct):
         ct_x = ct_y = None
         if self.x_undefined is not None:
-            ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)[0]
+            ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)
+            if ct_x is None:
+                return None
+            ct_x = ct_x[0]
         if self.y_undefined is not None:
-            ct_y = transpose(ct, self.x_kept, self.y_undefined, **self.params)[1]
+            ct_y = transpose(ct, self.x_kept, self.y_undefined, **self.params)
+            if ct_y is None:
+                return None
+            ct_y = ct_y[1]
         return ct_x, ct_y
+
+
+class DiagonalBatch:
+    """The batch of cotangents ``diag(d)`` of a 1-D output: cotangent ``b`` is
+    ``d[b]`` times the unit vector ``e_b`` (jacrev's basis, scaled by the
+    derivatives met on the way back). A ``batched_transpose`` may take it and
+    return the cotangents directly, or return None to be given the dense batch."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, d: np.ndarray):
+        self.d = d
 
 
 def deflinear(prim: Primitive, transpose: Callable, num_linear: int | None = None) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters.transpose import UndefinedPrimal
-from funcdiff.primitives.cards import bilinear_vjp, nbytes, same_dtype
+from funcdiff.primitives.cards import DiagonalBatch, bilinear_vjp, nbytes, same_dtype
 from funcdiff.primitives.structural import _checked_impl, transpose
 
 
@@ -164,23 +164,57 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers):
 
 def _dot_general_batched_transpose(ct, x, y, *, dimension_numbers):
     """The transpose for a batch of cotangents (leading axis 0, concrete arrays):
-    the batched product the batch rule would run, computed directly."""
-    if type(x) is UndefinedPrimal:
-        numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape),
-                                               np.ndim(y), True)
-        swap, numbers, out_dim = _batch_plan(numbers, 0, None, ct.shape, np.shape(y))
-        a, b = (y, ct) if swap else (ct, y)
-    else:
-        numbers, permutation = _transpose_plan(dimension_numbers, np.ndim(x), len(y.aval.shape),
-                                               False)
-        swap, numbers, out_dim = _batch_plan(numbers, None, 0, np.shape(x), ct.shape)
-        a, b = (ct, x) if swap else (x, ct)
-    result = _dot_general_impl(a, b, dimension_numbers=numbers)
-    if out_dim:
-        result = np.moveaxis(result, out_dim, 0)
+    the batched product the batch rule would run, computed directly. For a
+    ``DiagonalBatch`` of a matrix-vector product, the scaled rows of the matrix
+    (None for other products)."""
+    wrt_x = type(x) is UndefinedPrimal
+    undefined, kept = (x, y) if wrt_x else (y, x)
+    if type(ct) is DiagonalBatch:
+        rows = _diagonal_rows(ct.d, kept, wrt_x, len(undefined.aval.shape), dimension_numbers)
+        if rows is None:
+            return None
+        return [rows, None] if wrt_x else [None, rows]
+    ct_first, numbers, permutation = _batched_transpose_plan(
+        dimension_numbers, wrt_x, ct.shape, np.shape(kept), len(undefined.aval.shape))
+    result = _dot_general_impl(ct, kept, dimension_numbers=numbers) if ct_first else \
+        _dot_general_impl(kept, ct, dimension_numbers=numbers)
     if permutation is not None:
-        result = result.transpose((0,) + tuple(p + 1 for p in permutation))
-    return [result, None] if type(x) is UndefinedPrimal else [None, result]
+        result = result.transpose(permutation)
+    return [result, None] if wrt_x else [None, result]
+
+
+def _diagonal_rows(d, kept, wrt_x: bool, undefined_ndim: int, dimension_numbers):
+    """The transpose for the cotangents ``diag(d)`` of a matrix-vector product
+    with the vector undefined: row b is ``d[b]`` times the matrix's slice of
+    output element b, with no product computed. None for other products."""
+    (lc, rc), (lb, _) = dimension_numbers
+    if lb or undefined_ndim != 1 or np.ndim(kept) != 2:
+        return None
+    contracted = rc[0] if wrt_x else lc[0]  # the matrix's contracted axis
+    matrix = kept if contracted == 1 else kept.T  # (output, contracted)
+    return matrix * d[:, None]
+
+
+@functools.lru_cache(maxsize=1024)
+def _batched_transpose_plan(dimension_numbers, wrt_x: bool, ct_shape: tuple, kept_shape: tuple,
+                            undefined_ndim: int):
+    """How ``_dot_general_batched_transpose`` runs: (the batched cotangent is the
+    first operand?, dimension numbers, the one permutation bringing the batch
+    axis to the front and the cotangent's axes in order, or None)."""
+    if wrt_x:
+        numbers, permutation = _transpose_plan(dimension_numbers, undefined_ndim,
+                                               len(kept_shape), True)
+        swap, numbers, out_dim = _batch_plan(numbers, 0, None, ct_shape, kept_shape)
+    else:
+        numbers, permutation = _transpose_plan(dimension_numbers, len(kept_shape),
+                                               undefined_ndim, False)
+        swap, numbers, out_dim = _batch_plan(numbers, None, 0, kept_shape, ct_shape)
+    ndim = undefined_ndim + 1
+    to_front = [out_dim] + [i for i in range(ndim) if i != out_dim]
+    if permutation is not None:
+        to_front = [to_front[0]] + [to_front[p + 1] for p in permutation]
+    identity = to_front == list(range(ndim))
+    return wrt_x != swap, numbers, None if identity else tuple(to_front)
 
 
 def _shift(axes: tuple, bdim: int) -> tuple:
