@@ -259,6 +259,13 @@ class new_main:
     even those on constants, so they are staged rather than evaluated. (A
     class rather than a generator-based context manager: every transform
     enters one per call.)
+
+    On exit the main lets go of its trace (``main.trace`` becomes None): the
+    trace refers to its main, so the pair would otherwise be a reference
+    cycle, and everything the trace recorded (a tape's residual arrays, staged
+    equations) would wait for Python's cycle collector instead of being freed
+    when the transform returns. A tracer that escapes keeps its trace, whose
+    main still tells ``bind`` that the transform is over.
     """
 
     __slots__ = ("main", "dynamic")
@@ -277,6 +284,7 @@ class new_main:
         if self.dynamic:
             _dynamic.pop()
         _trace_stack.pop()
+        self.main.trace = None  # break the cycle main <-> trace (see above)
 
 
 def _level_of(main: MainTrace) -> int:

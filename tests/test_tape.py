@@ -75,6 +75,23 @@ def test_each_kind_of_rule_agrees_with_linearize():
     assert_trees_close(tape_cts, staged_cts)
 
 
+def test_products_with_a_constant_agree_with_linearize():
+    """A product of a value on the tape and a constant makes its pullback inline
+    (either operand on the tape); with both on the tape, or the other operand a
+    tape constant (slot 0), it takes the general path."""
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    x = rng.standard_normal(4)
+    for f in [lambda v: a @ v, lambda v: v @ b, lambda v: a.T @ fnp.tanh(a @ v),
+              lambda v: fnp.outer(v, v) @ b, lambda v: (v @ fnp.floor(b * 3.0)) @ (b.T * 2.0),
+              lambda v: fnp.floor(a * 3.0) @ v + fnp.tensordot(v, b, axes=([0], [0])).sum()]:
+        tape_cts, staged_cts = both_routes(f, x)
+        assert_trees_close(tape_cts, staged_cts)
+    # a product whose operand on the tape is a constant (slot 0): no node, zero gradient
+    g = fd.grad(lambda v, w: fnp.sum((a @ w) * v[0]), argnums=0)(x, x)
+    np.testing.assert_allclose(g, [np.sum(a @ x), 0.0, 0.0, 0.0])
+
+
 @pytest.mark.parametrize("prim", sorted(
     (p for p in fd.core.all_primitives().values() if p.vjp_factor is not None),
     key=lambda p: p.name), ids=str)

@@ -48,6 +48,7 @@ from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_
                            _trace_stack, get_aval, new_main)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
+from funcdiff.primitives.cards import BilinearPullback, BilinearRule
 from funcdiff.primitives.elementwise import mul
 
 
@@ -176,6 +177,30 @@ class TapeTrace(Trace):
                     self.next_slot = slot_out + 1
                     self.nodes.append((None, slot, slot_out, d))
                     return TapeTracer(self, out, slot_out, aval)
+        elif type(primitive.vjp) is BilinearRule:
+            # A product of a value on the tape and a constant (a layer's weights):
+            # the pullback BilinearRule would make, made here without the general
+            # path's lists.
+            x, y = args
+            if type(y) is TapeTracer and y._trace is self and not isinstance(x, Tracer):
+                out = primitive.impl(x, y.primal, **params)
+                pullback = BilinearPullback(primitive, params, None, None, x,
+                                            UndefinedPrimal(y._aval))
+                needed = [0, y.slot]
+            elif type(x) is TapeTracer and x._trace is self and not isinstance(y, Tracer):
+                out = primitive.impl(x.primal, y, **params)
+                pullback = BilinearPullback(primitive, params, UndefinedPrimal(x._aval), y,
+                                            None, None)
+                needed = [x.slot, 0]
+            else:
+                return self._process(primitive, args, params, None)
+            aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
+            if needed[0] + needed[1] == 0 or aval.dtype.kind not in "fc":
+                return TapeTracer(self, out, 0, aval)
+            slot = self.next_slot
+            self.next_slot = slot + 1
+            self.nodes.append((pullback, needed, slot, None))
+            return TapeTracer(self, out, slot, aval)
         return self._process(primitive, args, params, out)
 
     def _process(self, primitive, args, params, out):

@@ -10,8 +10,8 @@ product (``BilinearPullback``) uses its primitive's ``batched_transpose``, the
 batched product a batch rule would run, after making a small basis dense
 (a basis that is the diagonal of a vector output, ``DiagonalBatch``, meets a
 matrix-vector product as the matrix's rows, scaled: no product at all);
-every other node runs its pullback under one ``BatchTrace`` for the whole
-pass, and its results are brought back to a leading batch axis.
+every other node runs its pullback under a ``BatchTrace`` of its own, and
+its results are brought back to a leading batch axis.
 """
 
 from __future__ import annotations
@@ -42,55 +42,63 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
            [0., 2.]])
     """
     cts: list[Any] = [None] * fn.n_slots
+    for slot, ct in zip(fn.out_slots, cts_out):
+        if slot is not None and ct is not None:
+            cts[slot] = _add_batched(cts[slot], ct)
+    for pullback, needed, slot, out_avals in reversed(fn.nodes):
+        if pullback is None:  # a factor node: (None, input slot, slot, factor)
+            ct = cts[slot]
+            if ct is None:
+                continue
+            cts[slot] = None
+            if out_avals is not None:
+                ct = _scaled(ct, out_avals)
+            cts[needed] = _add_batched(cts[needed], ct)
+            continue
+        if out_avals is None:
+            ct = cts[slot]
+            if ct is None:
+                continue
+            cts[slot] = None
+            results = None
+            if type(pullback) is BilinearPullback:  # the batched product, with no trace
+                if type(ct) is StdBasis:
+                    d = _diagonal(ct)
+                    if d is not None:
+                        results = pullback.batched(DiagonalBatch(d))
+                    if results is None and _dense_is_cheap(ct, pullback):
+                        ct = ct.materialize()
+                if results is None and type(ct) is np.ndarray:
+                    results = pullback.batched(ct)
+        else:
+            nout = len(out_avals)
+            ct = cts[slot:slot + nout]
+            if all(c is None for c in ct):
+                continue
+            cts[slot:slot + nout] = [None] * nout
+            results = None
+        if results is None:
+            results = _pull_back_traced(pullback, ct, out_avals, size)
+        for s, c in zip(needed, results):
+            if s and c is not None:
+                cts[s] = _add_batched(cts[s], c)
+    return [_dense(cts[s]) if s is not None and cts[s] is not None else None
+            for s in fn.in_slots]
+
+
+def _pull_back_traced(pullback, ct: Any, out_avals, size: int) -> list[Any]:
+    """A node's pullback run under a ``BatchTrace`` for a batch of cotangents
+    (one, or a list with None for zero when ``out_avals`` lists several
+    outputs); its results with a leading batch axis (None where zero)."""
     with new_main(BatchTrace, size) as main:
         trace = main.trace
-        for slot, ct in zip(fn.out_slots, cts_out):
-            if slot is not None and ct is not None:
-                cts[slot] = _add_batched(cts[slot], ct)
-        for pullback, needed, slot, out_avals in reversed(fn.nodes):
-            if pullback is None:  # a factor node: (None, input slot, slot, factor)
-                ct = cts[slot]
-                if ct is None:
-                    continue
-                cts[slot] = None
-                if out_avals is not None:
-                    ct = _scaled(ct, out_avals)
-                cts[needed] = _add_batched(cts[needed], ct)
-                continue
-            if out_avals is None:
-                ct = cts[slot]
-                if ct is None:
-                    continue
-                cts[slot] = None
-                if type(pullback) is BilinearPullback:
-                    results = None
-                    if type(ct) is StdBasis:
-                        d = _diagonal(ct)
-                        if d is not None:
-                            results = pullback.batched(DiagonalBatch(d))
-                        if results is None and _dense_is_cheap(ct, pullback):
-                            ct = ct.materialize()
-                    if results is None and type(ct) is np.ndarray:
-                        results = pullback.batched(ct)
-                    if results is not None:  # the batched product, with no trace
-                        for s, c in zip(needed, results):
-                            if s and c is not None:
-                                cts[s] = _add_batched(cts[s], c)
-                        continue
-                ct = _batch_tracer(trace, ct)
-            else:
-                nout = len(out_avals)
-                ct = cts[slot:slot + nout]
-                if all(c is None for c in ct):
-                    continue
-                cts[slot:slot + nout] = [None] * nout
-                ct = [Zero(a) if c is None else _batch_tracer(trace, c)
-                      for c, a in zip(ct, out_avals)]
-            for s, c in zip(needed, pullback(ct)):
-                if s and c is not None and type(c) is not Zero:
-                    cts[s] = _add_batched(cts[s], _batch_value(main, c, size))
-        return [_dense(cts[s]) if s is not None and cts[s] is not None else None
-                for s in fn.in_slots]
+        if out_avals is None:
+            ct = _batch_tracer(trace, ct)
+        else:
+            ct = [Zero(a) if c is None else _batch_tracer(trace, c)
+                  for c, a in zip(ct, out_avals)]
+        return [None if c is None or type(c) is Zero else _batch_value(main, c, size)
+                for c in pullback(ct)]
 
 
 # A symbolic basis meeting a product is made dense when the product with the

@@ -17,6 +17,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, binder, get_aval, instantiate
 from funcdiff.errors import DTypeError, ShapeError
+from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.primitives import structural  # a cycle: used at call time only
 
 
@@ -323,18 +324,28 @@ def binary_vjp_factor(partials) -> Callable:
     return factor
 
 
-def bilinear_vjp(prim: Primitive) -> Callable:
+def bilinear_vjp(prim: Primitive) -> "BilinearRule":
     """The eager reverse rule of a primitive linear in each operand separately
     (a product): its transpose, taken once per needed operand."""
-    from funcdiff.interpreters.transpose import UndefinedPrimal
+    return BilinearRule(prim)
 
-    def vjp(needed, out, x, y, **params):
-        # keep only the operand each needed cotangent is made from
+
+class BilinearRule:
+    """``bilinear_vjp``'s rule: ``(needed, out, x, y, **params) -> BilinearPullback``,
+    keeping only the operand each needed cotangent is made from. The tape
+    recognises it by type and makes the same pullback inline when one operand
+    is a constant (the weights of a layer)."""
+
+    __slots__ = ("prim",)
+
+    def __init__(self, prim: Primitive):
+        self.prim = prim
+
+    def __call__(self, needed, out, x, y, **params):
         return BilinearPullback(
-            prim, params,
+            self.prim, params,
             UndefinedPrimal(get_aval(x)) if needed[0] else None, y if needed[0] else None,
             x if needed[1] else None, UndefinedPrimal(get_aval(y)) if needed[1] else None)
-    return vjp
 
 
 class BilinearPullback:
