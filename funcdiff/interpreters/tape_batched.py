@@ -53,7 +53,8 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
             cts[slot] = None
             if out_avals is not None:
                 ct = _scaled(ct, out_avals)
-            cts[needed] = _add_batched(cts[needed], ct)
+            prev = cts[needed]
+            cts[needed] = ct if prev is None else _add_batched(prev, ct)
             continue
         if out_avals is None:
             ct = cts[slot]
@@ -81,7 +82,8 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
             results = _pull_back_traced(pullback, ct, out_avals, size)
         for s, c in zip(needed, results):
             if s and c is not None:
-                cts[s] = _add_batched(cts[s], c)
+                prev = cts[s]
+                cts[s] = c if prev is None else _add_batched(prev, c)
     return [_dense(cts[s]) if s is not None and cts[s] is not None else None
             for s in fn.in_slots]
 
