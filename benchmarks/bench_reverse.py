@@ -4,7 +4,10 @@ Two workloads, each timed eagerly and under jit:
 - a 4-layer tanh MLP with softmax cross-entropy (batch 256 / width 512, and
   batch 8 / width 16), against a hand-written numpy forward + backward pass;
 - a chain of 200 scalar elementwise operations, against a hand-written numpy
-  forward + reverse sweep, reported in microseconds per operation.
+  forward + reverse sweep, reported in microseconds per operation;
+
+and the peak memory of repeated value_and_grad calls of a 4096 x 256 MLP (each
+kind in a fresh process), against the hand-written pass.
 
 Run: ``python benchmarks/bench_reverse.py [--quick]``.
 """
@@ -156,23 +159,74 @@ def bench_chain():
             "jit_us_per_op": t_jit / n * 1e6}
 
 
+# ---------------------------------------------------------------------------
+# Peak memory
+
+PEAK_SIZES = {False: (4096, 256, 10), True: (64, 16, 3)}  # batch, width, calls
+
+
+def peak_memory_worker(kind: str, quick: bool) -> float:
+    """MiB by which this process's peak resident memory grows over repeated
+    value_and_grad calls of an MLP (run in a fresh process: the peak never falls)."""
+    import resource
+    batch, width, calls = PEAK_SIZES[quick]
+    rng = np.random.default_rng(0)
+    params = init_mlp(rng, width, width, 10)
+    x = rng.standard_normal((batch, width))
+    labels = rng.integers(0, 10, batch)
+    vg = fd.value_and_grad(mlp_loss)
+    run = {"numpy": numpy_value_and_grad, "eager": vg, "jit": fd.jit(vg)}[kind]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(calls):
+        run(params, x, labels)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024  # KiB on Linux
+
+
+def bench_peak_memory(quick: bool) -> dict:
+    """Peak memory growth of hand-written numpy, eager and jitted value_and_grad,
+    each in a fresh process (the activations of the MLP are what is kept for the
+    backward pass: a batch x width float64 array per layer)."""
+    import subprocess
+    batch, width, calls = PEAK_SIZES[quick]
+    result = {"batch": batch, "width": width, "calls": calls,
+              "activation_mib": batch * width * 8 / 2 ** 20}
+    for kind in ("numpy", "eager", "jit"):
+        cmd = [sys.executable, os.path.abspath(__file__), "--peak-memory-worker", kind]
+        out = subprocess.run(cmd + (["--quick"] if quick else []), check=True,
+                             capture_output=True, text=True).stdout
+        result[f"{kind}_mib"] = float(out.split()[-1])
+    return result
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    parser.add_argument("--peak-memory-worker", choices=["numpy", "eager", "jit"],
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.peak_memory_worker:
+        print(peak_memory_worker(args.peak_memory_worker, args.quick))
+        return None
     rng = np.random.default_rng(0)
     sizes = [(8, 16)] if args.quick else [(256, 512), (8, 16)]
     mlp = [bench_mlp(b, w, rng) for b, w in sizes]
     ch = bench_chain()
+    peak = bench_peak_memory(args.quick)
     print(table([[f"{r['batch']}x{r['width']}", r["numpy_s"] * 1e3, r["eager_s"] * 1e3,
                   r["eager_ratio"], r["jit_s"] * 1e3, r["jit_ratio"]] for r in mlp],
                 ["MLP batch x width", "numpy ms", "eager ms", "eager/numpy", "jit ms", "jit/numpy"]))
     print()
     print(table([[ch["ops"], ch["numpy_us_per_op"], ch["eager_us_per_op"], ch["jit_us_per_op"]]],
                 ["chain ops", "numpy us/op", "eager grad us/op", "jit grad us/op"]))
+    print()
+    print(table([[f"{peak['batch']}x{peak['width']}", peak["calls"], peak["activation_mib"],
+                  peak["numpy_mib"], peak["eager_mib"], peak["jit_mib"]]],
+                ["peak memory: MLP batch x width", "calls", "one activation MiB",
+                 "numpy MiB", "eager MiB", "jit MiB"]))
+    results = {"mlp": mlp, "chain": ch, "peak_memory": peak}
     if not args.quick:
-        print("wrote", write_results("reverse", {"mlp": mlp, "chain": ch}))
-    return {"mlp": mlp, "chain": ch}
+        print("wrote", write_results("reverse", results))
+    return results
 
 
 if __name__ == "__main__":

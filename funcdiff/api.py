@@ -199,10 +199,13 @@ def _reverse_flat(fun: Callable, primals: Sequence[Any]):
     return linearize_flat(fun, primals)
 
 
-def _pull_back(lin: "LinearFunction | tape.TapeFunction", cts_out: Sequence[Any]) -> list[Any]:
-    """Input cotangents (materialised) for output cotangents ``cts_out``."""
+def _pull_back(lin: "LinearFunction | tape.TapeFunction", cts_out: Sequence[Any],
+               release: bool = False) -> list[Any]:
+    """Input cotangents (materialised) for output cotangents ``cts_out``
+    (``release``: ``lin`` is used this once; a tape may free its residuals as
+    it goes)."""
     if type(lin) is tape.TapeFunction:
-        cts_in = lin.pull_back(cts_out)
+        cts_in = lin.pull_back(cts_out, release)
     else:
         staged_cts = [ct for ct, z in zip(cts_out, lin.out_is_zero) if not z]
         jaxpr = lin.jaxpr
@@ -349,7 +352,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                 "and anything else as an aux value with has_aux=True.")
         ct = np.ones((), aval.dtype)
         lin_main = _drop_outputs(lin, 1) if has_aux else lin
-        cts = _pull_back(lin_main, [ct])
+        cts = _pull_back(lin_main, [ct], release=True)
         grads = tree_unflatten(p_tree, cts)
         if isinstance(argnums, int):
             grads = grads[0]

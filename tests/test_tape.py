@@ -75,6 +75,46 @@ def test_each_kind_of_rule_agrees_with_linearize():
     assert_trees_close(tape_cts, staged_cts)
 
 
+def _residual_alive_in_the_backward_pass(differentiate) -> bool:
+    """Whether the residual of a late node is still alive when the backward pass
+    reaches the first node (a custom_vjp rule that looks)."""
+    import weakref
+    refs, alive = [], []
+
+    @fd.custom_vjp
+    def first(x):
+        return x * 1.0
+
+    def backward(res, g):
+        alive.append(refs[0]() is not None)
+        return (g,)
+    first.defvjp(lambda x: (x * 1.0, None), backward)
+
+    def f(x):
+        c = np.full(3, 2.0)  # kept by the product's node as its factor, and only there
+        refs.append(weakref.ref(c))
+        return fnp.sum(first(x) * c)
+    differentiate(f, np.ones(3))
+    return alive[0]
+
+
+def test_grad_frees_each_nodes_residuals_as_the_backward_pass_visits_it():
+    assert not _residual_alive_in_the_backward_pass(lambda f, x: fd.grad(f)(x))
+    assert not _residual_alive_in_the_backward_pass(lambda f, x: fd.value_and_grad(f)(x))
+    # vjp's pullback can be called again: it keeps its tape
+    pullback = []
+    assert _residual_alive_in_the_backward_pass(
+        lambda f, x: pullback.append(fd.vjp(f, x)[1]) or pullback[0](1.0))
+    np.testing.assert_array_equal(pullback[0](1.0)[0], [2.0, 2.0, 2.0])
+
+
+def test_a_released_tape_cannot_be_pulled_back_again():
+    _, fn = tape.tape_vjp_flat(lambda x: [fnp.sin(x)], [np.ones(2)])
+    fn.pull_back([np.ones(2)], release=True)
+    with pytest.raises(RuntimeError, match="released"):
+        fn.pull_back([np.ones(2)])
+
+
 def test_products_with_a_constant_agree_with_linearize():
     """A product of a value on the tape and a constant makes its pullback inline
     (either operand on the tape); with both on the tape, or the other operand a

@@ -422,24 +422,36 @@ class TapeFunction:
         return TapeFunction(self.nodes, self.n_slots, self.in_slots, self.out_slots[:n],
                             self.in_avals, self.in_mask, self.out_avals[:n])
 
-    def pull_back(self, cts_out: Sequence[Any]) -> list[Any]:
-        """Cotangents of the inputs (None where zero) for cotangents of the outputs."""
+    def pull_back(self, cts_out: Sequence[Any], release: bool = False) -> list[Any]:
+        """Cotangents of the inputs (None where zero) for cotangents of the outputs.
+
+        With ``release`` (a pullback used once, as grad uses it), each node is
+        dropped from the tape as soon as it has been visited, so its residuals
+        are freed during the backward pass, as hand-written backpropagation
+        frees them, rather than all at its end; the tape cannot be pulled back
+        again."""
+        nodes = self.nodes
+        if nodes is None:
+            raise RuntimeError("this tape released its nodes when it was pulled back")
         cts: list[Any] = [None] * self.n_slots
         for slot, ct in zip(self.out_slots, cts_out):
             if slot is not None and ct is not None and type(ct) is not Zero:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
-        for pullback, needed, slot, out_avals in reversed(self.nodes):
+        if release:
+            self.nodes = None
+        for pullback, needed, slot, out_avals in _popped(nodes) if release else reversed(nodes):
             if pullback is None:  # a factor node: (None, input slot, slot, factor)
                 ct = cts[slot]
                 if ct is None:
                     continue
                 cts[slot] = None
-                in_slot, d = needed, out_avals
-                if d is not None:  # a traced cotangent binds mul itself
-                    ct = mul(ct, d) if isinstance(ct, Tracer) else ct * d
-                prev = cts[in_slot]
-                cts[in_slot] = ct if prev is None else add_cotangents(prev, ct)
+                # no locals for the input slot and the factor: a released node's
+                # factor must be freed when the loop moves on
+                if out_avals is not None:  # the factor; a traced cotangent binds mul itself
+                    ct = mul(ct, out_avals) if isinstance(ct, Tracer) else ct * out_avals
+                prev = cts[needed]
+                cts[needed] = ct if prev is None else add_cotangents(prev, ct)
                 continue
             if out_avals is None:
                 ct = cts[slot]
@@ -458,6 +470,12 @@ class TapeFunction:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
         return [cts[s] if s is not None else None for s in self.in_slots]
+
+
+def _popped(nodes: list) -> Iterator[tuple]:
+    """The nodes from the last, each removed from ``nodes`` as it is handed out."""
+    while nodes:
+        yield nodes.pop()
 
 
 def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
