@@ -143,7 +143,9 @@ class Primitive:
     ``transpose`` for a concrete cotangent with a leading batch axis, giving
     cotangents batched the same way; like ``impl`` it evaluates with numpy and
     is never traced: jacrev's pass over the tape uses it instead of running
-    ``transpose`` under vmap.
+    ``transpose`` under vmap (it may also be handed a ``DiagonalBatch``, the
+    scaled basis of a vector output, and return None when it has no shortcut
+    for it).
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
     """
