@@ -132,6 +132,25 @@ def test_products_with_a_constant_agree_with_linearize():
     np.testing.assert_allclose(g, [np.sum(a @ x), 0.0, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("fn, derivative", [
+    (fnp.tanh, lambda y: 1 - y * y), (fd.nn.sigmoid, lambda y: y * (1 - y)),
+    (fnp.tan, lambda y: 1 + y * y), (fnp.expm1, lambda y: y + 1),
+    (fnp.exp2, lambda y: y * np.log(2))], ids=["tanh", "sigmoid", "tan", "expm1", "exp2"])
+def test_a_derivative_of_the_output_keeps_the_output_not_a_new_array(fn, derivative):
+    x = np.array([0.3, -0.7, 1.1])
+    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [fn(x)], [x])
+    (factor,) = [node[3] for node in pullback_fn.nodes]
+    assert factor.y is y  # the output itself, computed into a factor only when needed
+    np.testing.assert_allclose(pullback_fn.pull_back([np.ones(3)])[0], derivative(y),
+                               rtol=1e-15)
+    # the pullback, also traced (jit, vmap) and batched (jacrev), computes it on demand
+    _, pullback = fd.vjp(fn, x)
+    np.testing.assert_allclose(fd.jit(pullback)(np.ones(3))[0], derivative(y), rtol=1e-15)
+    np.testing.assert_allclose(fd.vmap(pullback)(np.eye(3))[0], np.diag(derivative(y)),
+                               rtol=1e-15)
+    np.testing.assert_allclose(fd.jacrev(fn)(x), np.diag(derivative(y)), rtol=1e-15)
+
+
 @pytest.mark.parametrize("prim", sorted(
     (p for p in fd.core.all_primitives().values() if p.vjp_factor is not None),
     key=lambda p: p.name), ids=str)

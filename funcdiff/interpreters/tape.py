@@ -13,7 +13,9 @@ that input's cotangent, 0 otherwise); rules skip what nobody needs (the data
 operand of a matmul, say). The backward pass visits the nodes in reverse and
 calls each pullback with the cotangent of the node's output. Elementwise
 primitives with one operand on the tape skip the pullback: their node keeps the
-factor ``d`` of the cotangent ``ct * d`` (``prim.vjp_factor``).
+factor ``d`` of the cotangent ``ct * d`` (``prim.vjp_factor``), or, when ``d`` is
+a new function of the output alone (tanh's 1 - y*y), an ``OutputFactor`` that
+keeps the output and computes ``d`` in the backward pass.
 
 The rules are derived from the rules primitives already have, never written
 twice: ``prim.vjp`` when a card declares one (elementwise cards build it from
@@ -48,7 +50,7 @@ from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_
                            _trace_stack, get_aval, new_main)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
-from funcdiff.primitives.cards import BilinearPullback, BilinearRule
+from funcdiff.primitives.cards import BilinearPullback, BilinearRule, OutputFactor
 from funcdiff.primitives.elementwise import mul
 
 
@@ -446,10 +448,8 @@ class TapeFunction:
                 if ct is None:
                     continue
                 cts[slot] = None
-                # no locals for the input slot and the factor: a released node's
-                # factor must be freed when the loop moves on
-                if out_avals is not None:  # the factor; a traced cotangent binds mul itself
-                    ct = mul(ct, out_avals) if isinstance(ct, Tracer) else ct * out_avals
+                if out_avals is not None:  # the factor (not kept in a local: a released
+                    ct = _times_factor(ct, out_avals)  # node's factor is freed as it goes)
                 prev = cts[needed]
                 cts[needed] = ct if prev is None else add_cotangents(prev, ct)
                 continue
@@ -470,6 +470,14 @@ class TapeFunction:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
         return [cts[s] if s is not None else None for s in self.in_slots]
+
+
+def _times_factor(ct: Any, d: Any) -> Any:
+    """``ct * d`` for the factor ``d`` of a node (an ``OutputFactor`` is computed
+    now); a traced cotangent binds mul itself."""
+    if type(d) is OutputFactor:
+        d = d.value()
+    return mul(ct, d) if isinstance(ct, Tracer) else ct * d
 
 
 def _popped(nodes: list) -> Iterator[tuple]:

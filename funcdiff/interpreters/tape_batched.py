@@ -23,7 +23,7 @@ import numpy as np
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
 from funcdiff.interpreters.tape import TapeFunction
-from funcdiff.primitives.cards import BilinearPullback, DiagonalBatch
+from funcdiff.primitives.cards import BilinearPullback, DiagonalBatch, OutputFactor
 from funcdiff.primitives.elementwise import mul_p
 
 
@@ -148,6 +148,8 @@ def _batch_value(main, c: Any, size: int) -> Any:
 
 def _scaled(ct: Any, d: Any) -> Any:
     """A batched cotangent times a factor of the output's shape (or a scalar)."""
+    if type(d) is OutputFactor:
+        d = d.value()
     if type(ct) is not StdBasis:
         return ct * d
     aval = get_aval(d)

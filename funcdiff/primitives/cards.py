@@ -181,15 +181,23 @@ def multi_output_elementwise_batch(prim: Primitive) -> Callable:
 
 
 def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, *,
+                      output_deriv: Callable | None = None,
                       nondifferentiable: bool = False, float_only: bool = False,
                       flops: int = 1, singular: bool = False) -> Primitive:
     """Declare an elementwise unary primitive.
 
     ``deriv(x, y)`` returns dy/dx in funcdiff operations, given the input ``x``
-    and the output ``y`` (so rules like exp's can reuse ``y``). A ``singular``
-    primitive's derivative can be infinite (sqrt at 0): its tangent is formed
-    with ``safe_mul`` so a zero tangent or cotangent stays exactly zero there.
+    and the output ``y`` (so rules like exp's can reuse ``y``). A derivative
+    that is a new function of the output alone (tanh's 1 - y*y) is given as
+    ``output_deriv(y)`` instead: the tape then keeps ``y``, which the next
+    operation usually keeps anyway, and computes the factor in the backward
+    pass (``OutputFactor``), rather than keeping a second array of its size.
+    A ``singular`` primitive's derivative can be infinite (sqrt at 0): its
+    tangent is formed with ``safe_mul`` so a zero tangent or cotangent stays
+    exactly zero there.
     """
+    if output_deriv is not None:
+        deriv = lambda x, y: output_deriv(y)  # noqa: E731
     prim = Primitive(name)
     prim.impl = impl
 
@@ -216,11 +224,27 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
             return lambda ct: (scale(ct, d),)
         prim.jvp = jvp
         prim.vjp = vjp
-        if not singular:
+        if output_deriv is not None and not singular:
+            prim.vjp_factor = lambda i, y, x: OutputFactor(output_deriv, y)
+        elif not singular:
             prim.vjp_factor = lambda i, y, x: deriv(x, y)
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
     prim.cost = elementwise_cost(flops)
     return prim
+
+
+class OutputFactor:
+    """A tape factor computed when the backward pass needs it: ``output_deriv(y)``
+    of a unary primitive whose derivative is a function of its output ``y``."""
+
+    __slots__ = ("output_deriv", "y")
+
+    def __init__(self, output_deriv: Callable, y: Any):
+        self.output_deriv = output_deriv
+        self.y = y
+
+    def value(self) -> Any:
+        return self.output_deriv(self.y)
 
 
 def binary_elementwise(name: str, impl: Callable,

@@ -66,10 +66,11 @@ def _accepts(prim: Primitive, kinds: str) -> Primitive:
     return prim
 
 
-def _unary(name, impl, deriv=None, *, kinds=_FLOAT, flops=1, nondifferentiable=False,
-           singular=False):
-    prim = unary_elementwise(name, impl, deriv, nondifferentiable=nondifferentiable,
-                             flops=flops, singular=singular)
+def _unary(name, impl, deriv=None, *, output_deriv=None, kinds=_FLOAT, flops=1,
+           nondifferentiable=False, singular=False):
+    prim = unary_elementwise(name, impl, deriv, output_deriv=output_deriv,
+                             nondifferentiable=nondifferentiable, flops=flops,
+                             singular=singular)
     return _accepts(prim, kinds)
 
 

@@ -43,7 +43,7 @@ abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
 
 exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10)
 exp = make_op(exp_p, "Elementwise e ** x.")
-exp2_p = _unary("exp2", np.exp2, lambda x, y: mul(y, _const(y, math.log(2))), flops=10)
+exp2_p = _unary("exp2", np.exp2, output_deriv=lambda y: mul(y, _const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
                 singular=True)
@@ -58,7 +58,7 @@ log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
 log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
                  flops=10, singular=True)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
-expm1_p = _unary("expm1", np.expm1, lambda x, y: add(y, _const(y, 1)), flops=10)
+expm1_p = _unary("expm1", np.expm1, output_deriv=lambda y: add(y, _const(y, 1)), flops=10)
 expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
 sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True)
 sqrt = make_op(sqrt_p, "Elementwise square root.")
@@ -73,7 +73,7 @@ sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10)
 sin = make_op(sin_p, "Elementwise sine.")
 cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10)
 cos = make_op(cos_p, "Elementwise cosine.")
-tan_p = _unary("tan", np.tan, lambda x, y: add(_const(y, 1), mul(y, y)), flops=10)
+tan_p = _unary("tan", np.tan, output_deriv=lambda y: add(_const(y, 1), mul(y, y)), flops=10)
 tan = make_op(tan_p, "Elementwise tangent.")
 
 
@@ -92,7 +92,7 @@ sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10)
 sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
 cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10)
 cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
-tanh_p = _unary("tanh", np.tanh, lambda x, y: _one_minus_square(y), flops=10)
+tanh_p = _unary("tanh", np.tanh, output_deriv=_one_minus_square, flops=10)
 tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
 asinh_p = _unary("asinh", np.arcsinh,
                  lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10)
@@ -111,8 +111,8 @@ def _logistic_impl(x):
     return np.where(x >= 0, 1, e) / (1 + e)
 
 
-logistic_p = _unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_const(y, 1), y)),
-                    flops=12)
+logistic_p = _unary("logistic", _logistic_impl,
+                    output_deriv=lambda y: mul(y, sub(_const(y, 1), y)), flops=12)
 logistic = make_op(logistic_p, "Elementwise sigmoid 1 / (1 + exp(-x)), stable for all x.")
 
 # --- binary math: pow and atan2 ------------------------------------------------
