@@ -174,6 +174,26 @@ def test_docstring_examples_run():
 
 # --- errors -------------------------------------------------------------------------
 
+
+@pytest.mark.parametrize("bad", [4, 9, -1], ids=["next member", "two members on", "negative"])
+@pytest.mark.parametrize("name", ["gather", "scatter_add", "scatter"])
+def test_vmap_with_batched_indices_reports_an_out_of_range_index(name, bad):
+    """Folding the batch into the indexed axis must not let an index outside its
+    own member's block reach a neighbour's values: it raises, eagerly and under jit."""
+    x = np.arange(12.0).reshape(3, 4)
+    indices = np.array([[0, 1], [2, bad], [3, 0]])
+    ops = {"gather": lambda x, i: gather(x, i, axis=0),
+           "scatter_add": lambda x, i: scatter_add(x, i, np.ones(2), axis=0),
+           "scatter": lambda x, i: scatter(x, i, np.ones(2), axis=0)}
+    batched = fd.vmap(ops[name])
+    for run in (batched, fd.jit(batched)):
+        with pytest.raises(IndexOutOfBoundsError, match=f"{name} got index"):
+            run(x, indices)
+    good = np.array([[0, 1], [2, 3], [3, 0]])
+    np.testing.assert_array_equal(batched(x, good),
+                                  np.stack([ops[name](x[b], good[b]) for b in range(3)]))
+
+
 _X, _I = np.arange(6.).reshape(2, 3), np.array([0, 2])
 
 ERRORS = [

@@ -97,11 +97,21 @@ def _with_batch_at(x, bdim, dst: int, size: int):
 
 def _offset_batched_indices(indices, bdim, size: int, block: int):
     """Batch-major indices shifted so that member ``b`` indexes block ``b`` of a
-    ``size * block`` axis. The offsets depend on shapes only (an iota ramp)."""
+    ``size * block`` axis. The offsets depend on shapes only (an iota ramp).
+
+    An index outside ``[0, block)`` would land in a neighbouring member's block
+    and read or write its values silently: it is sent outside the folded axis
+    instead (a negative index stays as it is, a too large one moves past the
+    end), so the primitive's impl reports it as it does without vmap."""
     indices = _with_batch_at(indices, bdim, 0, size)
-    indices = _widen_indices(indices, size * block - 1)
+    indices = _widen_indices(indices, 2 * size * block)
     aval = get_aval(indices)
-    return elementwise.add(indices, _ramp(aval.dtype, aval.ndim, 0, size, block))
+    offset = elementwise.add(indices, _ramp(aval.dtype, aval.ndim, 0, size, block))
+    too_large = elementwise.add(indices, np.asarray(size * block, aval.dtype))
+    return elementwise.select(
+        elementwise.lt(indices, np.asarray(0, aval.dtype)), indices,
+        elementwise.select(elementwise.lt(indices, np.asarray(block, aval.dtype)), offset,
+                           too_large))
 
 
 def _ramp(dtype, ndim: int, dim: int, size: int, step: int):
