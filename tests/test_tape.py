@@ -115,10 +115,9 @@ def test_a_released_tape_cannot_be_pulled_back_again():
         fn.pull_back([np.ones(2)])
 
 
-def test_products_with_a_constant_agree_with_linearize():
-    """A product of a value on the tape and a constant makes its pullback inline
-    (either operand on the tape); with both on the tape, or the other operand a
-    tape constant (slot 0), it takes the general path."""
+def test_products_recorded_inline_agree_with_linearize():
+    """A product makes its pullback inline: either operand on the tape and the
+    other a constant, a tape constant (slot 0), or on the tape too."""
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
     x = rng.standard_normal(4)

@@ -180,28 +180,33 @@ class TapeTrace(Trace):
                     self.nodes.append((None, slot, slot_out, d))
                     return TapeTracer(self, out, slot_out, aval)
         elif type(primitive.vjp) is BilinearRule:
-            # A product of a value on the tape and a constant (a layer's weights):
-            # the pullback BilinearRule would make, made here without the general
-            # path's lists.
+            # A product (a layer's x @ W): the pullback BilinearRule would make,
+            # made here without the general path's lists.
             x, y = args
-            if type(y) is TapeTracer and y._trace is self and not isinstance(x, Tracer):
-                out = primitive.impl(x, y.primal, **params)
-                pullback = BilinearPullback(primitive, params, None, None, x,
-                                            UndefinedPrimal(y._aval))
-                needed = [0, y.slot]
-            elif type(x) is TapeTracer and x._trace is self and not isinstance(y, Tracer):
-                out = primitive.impl(x.primal, y, **params)
-                pullback = BilinearPullback(primitive, params, UndefinedPrimal(x._aval), y,
-                                            None, None)
-                needed = [x.slot, 0]
-            else:
+            if type(x) is TapeTracer and x._trace is self:
+                x_slot, x_value = x.slot, x.primal
+            elif isinstance(x, Tracer):
                 return self._process(primitive, args, params, None)
+            else:
+                x_slot, x_value = 0, x
+            if type(y) is TapeTracer and y._trace is self:
+                y_slot, y_value = y.slot, y.primal
+            elif isinstance(y, Tracer):
+                return self._process(primitive, args, params, None)
+            else:
+                y_slot, y_value = 0, y
+            out = primitive.impl(x_value, y_value, **params)
             aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
-            if needed[0] + needed[1] == 0 or aval.dtype.kind not in "fc":
+            if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
+            # keep only the operand each needed cotangent is made from
+            pullback = BilinearPullback(
+                primitive, params,
+                UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
+                x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None)
             slot = self.next_slot
             self.next_slot = slot + 1
-            self.nodes.append((pullback, needed, slot, None))
+            self.nodes.append((pullback, [x_slot, y_slot], slot, None))
             return TapeTracer(self, out, slot, aval)
         return self._process(primitive, args, params, out)
 

@@ -357,8 +357,7 @@ def bilinear_vjp(prim: Primitive) -> "BilinearRule":
 class BilinearRule:
     """``bilinear_vjp``'s rule: ``(needed, out, x, y, **params) -> BilinearPullback``,
     keeping only the operand each needed cotangent is made from. The tape
-    recognises it by type and makes the same pullback inline when one operand
-    is a constant (the weights of a layer)."""
+    recognises it by type and makes the same pullback inline."""
 
     __slots__ = ("prim",)
 
