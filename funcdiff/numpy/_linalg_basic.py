@@ -28,7 +28,7 @@ from funcdiff.numpy._diagonals import _strided_diagonal
 from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
     EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import indexing, reductions, structural
+from funcdiff.primitives import complex_ops, indexing, reductions, structural
 from funcdiff.primitives.cards import broadcast_shapes
 from funcdiff.primitives.dot import dot_general, dot_general_p
 
@@ -105,7 +105,7 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    """Dot product of two arrays flattened to vectors (numpy.vdot; reals need no conjugate).
+    """Dot product of two arrays flattened to vectors, a complex ``a`` conjugated (numpy.vdot).
 
     >>> import numpy as np, funcdiff.numpy as fnp
     >>> float(fnp.vdot(np.array([[1., 2.], [3., 4.]]), np.array([[1., 1.], [1., 1.]])))
@@ -117,8 +117,14 @@ def vdot(a, b):
                          f"{_shape(a)} and {_shape(b)}.")
     (a, b), was_bool = _bool_in([a, b])
     size = get_aval(a).size
-    a, b = _reshape(a, (size,)), _reshape(b, (size,))
+    a, b = _reshape(_conj_if_complex(a), (size,)), _reshape(b, (size,))
     return _bool_out(dot_general(a, b, dimension_numbers=(((0,), (0,)), ((), ()))), was_bool)
+
+
+def _conj_if_complex(x):
+    """The complex conjugate of a complex ``x`` (vdot's first operand, correlate's
+    second, as numpy conjugates them), else ``x``."""
+    return complex_ops.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 def inner(a, b):
@@ -463,7 +469,7 @@ def _check_mode(name: str, mode) -> str:
 def correlate(a, v, mode="valid"):
     """Cross-correlation of two 1-D sequences (numpy.correlate; reals, so no conjugate).
 
-    ``out[k] = sum_n a[n + k] * v[n]`` over the overlap chosen by ``mode``
+    ``out[k] = sum_n a[n + k] * conj(v[n])`` over the overlap chosen by ``mode``
     ('valid', 'same' or 'full'). If ``v`` is longer than ``a`` the roles swap
     and the result is reversed, as in numpy.
 
@@ -477,6 +483,7 @@ def correlate(a, v, mode="valid"):
     if _shape(a)[0] == 0 or _shape(v)[0] == 0:
         raise ShapeError(f"correlate: inputs cannot be empty (shapes {_shape(a)} and {_shape(v)})")
     (a, v), was_bool = _bool_in([a, v])
+    v = _conj_if_complex(v)
     if _shape(a)[0] < _shape(v)[0]:
         out = structural.rev(_correlate_longer(v, a, mode), dimensions=(0,))
     else:

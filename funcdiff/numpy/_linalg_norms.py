@@ -21,15 +21,22 @@ from funcdiff.numpy._linalg_decompositions import svd
 from funcdiff.numpy._reductions import _safe_root
 from funcdiff.numpy.linalg import LinAlgArgumentError, _float, _matrix, _static_float, inv
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import reductions, structural
+from funcdiff.primitives import complex_ops, reductions, structural
 
 
 # ---------------------------------------------------------------------------
 # Norms and condition numbers
 
 
+def _magnitude(x):
+    """``|x|`` for complex ``x`` (every norm but the singular-value ones measures
+    complex entries by their magnitude), else ``x`` itself."""
+    return complex_ops.complex_abs(x) if get_aval(x).dtype.kind == "c" else x
+
+
 def _vector_norm(x, ord, axis, keepdims):
     """numpy's vector norms of ``x`` along the int ``axis``."""
+    x = _magnitude(x)
     if ord is None or ord == 2:
         return _safe_root(fnp.sum(fnp.multiply(x, x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
@@ -54,11 +61,12 @@ def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
         s = svd(fnp.moveaxis(x, (row_axis, col_axis), (-2, -1)), compute_uv=False)
         out = {2: fnp.max, -2: fnp.min, "nuc": fnp.sum}[ord](s, axis=-1)
     elif ord in ("fro", None):
+        x = _magnitude(x)
         out = _safe_root(fnp.sum(fnp.multiply(x, x), axis=(row_axis, col_axis)))
     elif ord in (1, -1, np.inf, -np.inf):
         # 1: largest column sum (sum over rows); inf: largest row sum.
         summed, kept = (row_axis, col_axis) if ord in (1, -1) else (col_axis, row_axis)
-        sums = fnp.sum(fnp.abs(x), axis=summed)
+        sums = fnp.sum(fnp.abs(_magnitude(x)), axis=summed)
         out = (fnp.max if ord > 0 else fnp.min)(sums, axis=kept - (kept > summed))
     else:
         raise LinAlgArgumentError(f"funcdiff.numpy.linalg.norm: invalid norm order {ord!r} "
@@ -76,7 +84,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     Vector orders: None/2, 1, inf, -inf, 0 (count of non-zeros), any other
     number ``p`` (``sum(|x|^p)^(1/p)``). Matrix orders (with a 2-tuple ``axis``
     or 2-D input and ``ord`` given): None/'fro', 'nuc', 1, -1, 2, -2, inf,
-    -inf; 2, -2 and 'nuc' use the singular values. At the zero vector the
+    -inf; 2, -2 and 'nuc' use the singular values (real matrices only).
+    Complex entries count by their magnitude, as in numpy. At the zero vector the
     p-norms with p >= 1 (and the Frobenius norm) have gradient 0, their
     smallest subgradient, not NaN.
 
@@ -107,7 +116,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
                 flat = x if nd == 1 else structural.reshape(x, new_sizes=(math.prod(shape),))
                 out = _safe_root(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
             else:
-                flat = fnp.ravel(x)
+                flat = _magnitude(fnp.ravel(x))
                 out = _safe_root(fnp.sum(fnp.multiply(flat, flat)))
             return fnp.reshape(out, (1,) * nd) if keepdims else out
         if nd not in (1, 2):

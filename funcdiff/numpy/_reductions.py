@@ -26,7 +26,7 @@ from funcdiff.numpy._ufunc_support import (_BOOL, _F16, _F32, _F64, _INT64, _UIN
                                            _full, _no_bool, _NoValue, _num_arg, _reject_initial,
                                            _reject_out, _reject_where, _result_dtype, _shape)
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import reductions, structural
+from funcdiff.primitives import complex_ops, reductions, structural
 
 
 class ZeroWeightsError(FunctionalDiffError, ZeroDivisionError):
@@ -182,7 +182,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, w
 
 
 def _divide_count(total: Any, count: int, result: np.dtype) -> Any:
-    if total.dtype.kind == "f":
+    if total.dtype.kind in "fc":
         return _cast(ew.div(total, _c(total, count)), result)
     return _cast(ew.div(_cast(total, _F64), _const(count, _F64)), result)
 
@@ -233,11 +233,19 @@ def _var(name, a, axis, dtype, ddof, keepdims, mean_, correction):
         if centre_dims is not None:  # sorted, distinct, in range: bind without re-checking
             centre = structural.expand_dims_p.bind(centre, dimensions=centre_dims)
         deviation = ew.sub(a, centre)
-        squares = ew.mul(deviation, deviation)
-        total = reductions.reduce_sum(squares, axes=axes)
+        total = reductions.reduce_sum(_squared_magnitude(deviation), axes=axes)
     else:
-        total = ew.mul(a, _c(a, 0))
+        total = _squared_magnitude(ew.mul(a, _c(a, 0)))
     return total, axes, builtins.max(n - ddof, 0)
+
+
+def _squared_magnitude(x: Any) -> Any:
+    """``|x|**2``: ``x * x``, or ``re**2 + im**2`` (a real array) for complex ``x``,
+    as numpy's var and std measure complex deviations."""
+    if get_aval(x).dtype.kind != "c":
+        return ew.mul(x, x)
+    re, im = complex_ops.real(x), complex_ops.imag(x)
+    return ew.add(ew.mul(re, re), ew.mul(im, im))
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,

@@ -190,7 +190,7 @@ def round(a, decimals=0, out=None):
       out: not supported.
 
     Returns:
-      The rounded array, of ``a``'s dtype.
+      The rounded array, of ``a``'s dtype (complex values: both parts rounded).
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.round(np.array([1.25, 2.5, 15.]), 1)
@@ -202,6 +202,9 @@ def round(a, decimals=0, out=None):
     if a.dtype == _BOOL:
         a = _cast(a, _F16)  # numpy rounds booleans in float16
     kind = a.dtype.kind
+    if kind == "c":  # numpy rounds the real and imaginary parts separately
+        return complex_ops.complex(round(complex_ops.real(a), decimals),
+                                   round(complex_ops.imag(a), decimals))
     if kind != "f":
         if decimals >= 0:
             return a
