@@ -260,13 +260,26 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
             "the edges (numpy.histogram_bin_edges computes them from concrete data).")
     bins = _util.asarray(bins, name)
     if bins.ndim == 1:
-        edges = _util.concrete_or_none(bins, name)
-        if edges is not None and np.any(edges[:-1] > edges[1:]):
-            raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins edges that increase "
-                                       f"monotonically, got {edges!r:.80}.")
+        _check_increasing(name, bins, "bins edges")
         return bins
+    count = _bin_count(name, bins, "bins")
+    dtype = dtypes.result_type(a, 0.0, 0.0)  # range values are weak, as in numpy
+    dtype = dtype if dtypes.is_float(dtype) else dtypes.default_float
+    return _even_edges(name, a, count, range, dtype)
+
+
+def _check_increasing(name: str, edges: Any, what: str) -> None:
+    """An error for concrete ``edges`` that decrease somewhere."""
+    values = _util.concrete_or_none(edges, name)
+    if values is not None and np.any(values[:-1] > values[1:]):
+        raise InvalidArgumentError(f"funcdiff.numpy.{name} needs {what} that increase "
+                                   f"monotonically, got {values!r:.80}.")
+
+
+def _bin_count(name: str, bins: Any, what: str) -> int:
+    """A 0-d integer ``bins`` as a positive Python int (it fixes the result's shape)."""
     if bins.ndim != 0 or bins.dtype.kind not in "iu":
-        raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins to be an int or 1-D "
+        raise InvalidArgumentError(f"funcdiff.numpy.{name} needs {what} to be an int or 1-D "
                                    f"edges, got {bins!r:.80}.")
     count = _util.concrete_or_none(bins, name)
     if count is None:
@@ -279,12 +292,28 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
     if count < 1:
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs a positive number of bins, "
                                    f"got {count}.")
-    dtype = dtypes.result_type(a, 0.0, 0.0)  # range values are weak, as in numpy
-    dtype = dtype if dtypes.is_float(dtype) else dtypes.default_float
-    first, last = _range_edges(name, a, range)
+    return count
+
+
+def _even_edges(name: str, a: Any, count: int, range_: Any, dtype: np.dtype) -> Any:
+    """``count + 1`` evenly spaced edges over ``range_`` or the extremes of ``a``."""
+    first, last = _range_edges(name, a, range_)
     f64 = dtypes.default_float  # numpy spaces the edges in float64, then casts
     edges = fnp.linspace(_util.cast(first, f64), _util.cast(last, f64), count + 1)
     return _util.cast(edges, dtype)
+
+
+def _bin_index(name: str, data: Any, edges: Any) -> tuple[Any, Any]:
+    """The bin of each element of ``data`` between increasing ``edges``, and whether
+    it is in one: bin ``i`` holds ``edges[i] <= x < edges[i+1]``, the last bin
+    also its right edge. Needs at least two edges."""
+    n_bins = edges.shape[0] - 1
+    data, bounds = _util.promote(name, data, edges)
+    index = fnp.subtract(fnp.searchsorted(bounds, data, side="right"), 1)
+    index = fnp.where(fnp.equal(data, bounds[-1]), n_bins - 1, index)  # last bin is closed
+    inside = fnp.logical_and(fnp.greater_equal(data, bounds[0]),
+                             fnp.less_equal(data, bounds[-1]))
+    return index, inside
 
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  # noqa: A002
@@ -337,13 +366,8 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  #
     if n_bins == 0:
         hist = np.zeros(0, dtype)
     else:
-        data, bounds = _util.promote("histogram", a, edges)
-        index = fnp.subtract(fnp.searchsorted(bounds, data, side="right"), 1)
-        index = fnp.where(fnp.equal(data, bounds[-1]), n_bins - 1, index)  # last bin is closed
-        inside = fnp.logical_and(fnp.greater_equal(data, bounds[0]),
-                                 fnp.less_equal(data, bounds[-1]))
-        hist = _counts_into(fnp.where(inside, index, n_bins), weights, n_bins,
-                            dtype)
+        index, inside = _bin_index("histogram", a, edges)
+        hist = _counts_into(fnp.where(inside, index, n_bins), weights, n_bins, dtype)
     if not density:
         return hist, edges
     float_dtype = dtypes.result_type(edges, weights) if dtypes.is_float(dtype) else edges.dtype
