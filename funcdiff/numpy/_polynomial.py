@@ -3,12 +3,15 @@
 A polynomial is a 1-D array of coefficients, highest power first (``[1, 2, 3]``
 is ``x**2 + 2*x + 3``), as in ``numpy.polyval`` and friends. Every function
 here composes funcdiff.numpy operations (Horner's rule for ``polyval``, a
-padded add for ``polyadd``/``polysub``, ``convolve`` for ``polymul``, one
-multiplication or division by static factors for ``polyder``/``polyint``, a
-cumulative product for ``vander``), so all of them trace, batch, compile and
-differentiate in the coefficients, in ``x`` and in ``polyint``'s constants.
-The derivative order ``m`` and ``vander``'s ``N`` decide the result's length,
-so they must be concrete integers, as in JAX.
+padded add for ``polyadd``/``polysub``, ``convolve`` for ``polymul``, long
+division by shifted subtractions for ``polydiv``, one multiplication or
+division by static factors for ``polyder``/``polyint``, a cumulative product
+for ``vander``), so all of them trace, batch, compile and differentiate in the
+coefficients, in ``x`` and in ``polyint``'s constants. The derivative order
+``m``, ``vander``'s ``N`` and the lengths of ``polydiv``'s operands decide the
+result's length, so they must be static, as in JAX. Fitting (``polyfit``) and
+roots (``poly``, ``roots``) live in ``_polynomial_fit`` and
+``_polynomial_roots``.
 
 Dtypes follow numpy, except that float32 (and float16) inputs stay in their
 precision where numpy widens them to float64 by mixing in int64 factors
@@ -171,6 +174,59 @@ def polymul(a1: Any, a2: Any) -> Any:
     return fnp.convolve(a1, a2)
 
 
+def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
+    """The quotient and remainder of polynomial division, ``u = q * v + r`` (numpy.polydiv).
+
+    Long division: for each power of the quotient, its coefficient is the
+    leading remaining coefficient over ``v[0]``, and ``v`` times it is
+    subtracted. Differentiable in ``u`` and ``v`` (wherever ``v[0] != 0``).
+
+    The remainder has a static length: the ``len(v) - 1`` coefficients of
+    degree below ``v``'s (one, for a constant ``v``), or all of ``u`` when it
+    is shorter than ``v``. numpy instead strips the remainder's leading
+    coefficients while they are within 1e-8 of zero; the two agree whenever
+    the remainder's leading coefficient is not (numerically) zero, and
+    otherwise funcdiff keeps the leading zeros (``[0., 5.]`` where numpy
+    gives ``[5.]``), so the shape does not depend on values and the function
+    traces under jit and vmap.
+
+    Args:
+      u: the dividend, non-empty 1-D coefficients (or a scalar), highest power first.
+      v: the divisor, likewise; ``v[0]`` should be non-zero (as in numpy, a
+        zero leading coefficient gives inf and nan).
+
+    Returns:
+      ``(q, r)``: ``max(len(u) - len(v) + 1, 1)`` quotient coefficients (``[0.]``
+      when ``u`` is shorter than ``v``) and the remainder, floating point:
+      float64 for integer inputs, float32 when both are float32.
+
+    Raises:
+      ShapeError: for an empty input or one of rank above 1.
+
+    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> fnp.polydiv(np.array([1., 3., 5.]), np.array([1., 1.]))   # x^2+3x+5 = (x+2)(x+1) + 3
+    (array([1., 2.]), array([3.]))
+    """
+    u, v = _coefficients(u, "polydiv", "u"), _coefficients(v, "polydiv", "v")
+    for arg, a in (("u", u), ("v", v)):
+        if _util.shape_of(a)[0] == 0:
+            raise ShapeError(f"funcdiff.numpy.polydiv needs non-empty coefficient arrays "
+                             f"(numpy rejects empty ones too), but {arg} is empty; write the "
+                             f"zero polynomial as [0.].")
+    u, v = _util.promote_to_float("polydiv", u, v)
+    m, n = _util.shape_of(u)[0] - 1, _util.shape_of(v)[0] - 1
+    if m < n:  # the degree of u is below v's: all of u remains
+        return np.zeros(1, _util.dtype_of(u)), u
+    scale = fnp.divide(1.0, v[0])
+    quotient, r = [], u
+    for k in range(m - n + 1):
+        d = fnp.multiply(scale, r[k])
+        quotient.append(d)
+        r = fnp.subtract(r, fnp.pad(fnp.multiply(d, v), (k, m - n - k)))
+    # r[:m-n+1] is now zero up to rounding; the remainder is what follows
+    return fnp.stack(quotient), r[m - n + 1:] if n else r[m:]
+
+
 def _float_or_int64(dtype: np.dtype) -> np.dtype:
     """The dtype of static integer factors applied to coefficients of ``dtype``: its
     own for floats (float32 stays float32), numpy's promotion with int64 otherwise."""
@@ -325,4 +381,5 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     return out if increasing else fnp.flip(out, axis=1)
 
 
-__all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "vander"]
+__all__ = ["polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
+           "vander"]
