@@ -24,10 +24,10 @@ arithmetic and ``vander``), ``_polynomial_fit`` (polyfit),
 ``_polynomial_roots`` (poly, roots), ``_calculus`` (trapezoid, gradient,
 interp) and ``_statistics`` (cov, corrcoef), ``_array_api`` (numpy 2's vecdot,
 matvec, vecmat, matrix_transpose, unstack and the static queries shape, ndim,
-size, ...), ``_functional`` (apply_along_axis), ``_windows`` (hamming,
-hanning, bartlett, blackman), and ``_interop`` (tracer operators and numpy
-dispatch), plus numpy's constants, scalar types and dtype helpers re-exported
-as they are.
+size, ...), ``_functional`` (apply_along_axis, apply_over_axes, piecewise,
+fromfunction), ``_windows`` (hamming, hanning, bartlett, blackman), and
+``_interop`` (tracer operators and numpy dispatch), plus numpy's constants,
+scalar types and dtype helpers re-exported as they are.
 """
 
 from __future__ import annotations
