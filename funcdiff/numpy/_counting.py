@@ -12,7 +12,8 @@ differentiable) in the weights. How many bins ``bincount`` returns depends on
 under jit and vmap; without it ``x`` needs a concrete value. ``histogram``'s
 edges are ``linspace(min, max)`` of the data (or of ``range``), so they trace
 and carry the derivative of the data's extremes; only the number of bins
-must be static.
+must be static. ``_histograms`` bins in several dimensions with the same
+helpers (``_bin_count``, ``_even_edges``, ``_bin_index``, ``_counts_into``).
 """
 
 from __future__ import annotations
