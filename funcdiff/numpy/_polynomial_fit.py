@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 import funcdiff.numpy as fnp
-from funcdiff import dtypes
 from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
