@@ -76,6 +76,8 @@ ROWS = [
     Row("polyfit-f32", *_fit(2), _f32(X8, Y8), grad=False, dtype=F32),
     Row("polyfit-f32-weights", *_fit(2), _f32(X8, Y8, W8), grad=False, dtype=F32),
     Row("polyfit-f32-x-f64-y", *_fit(2), (X8.astype(np.float32), Y8), grad=False),
+    Row("polyfit-full-f32-x-f64-y", *_fit(2, full=True), (X8.astype(np.float32), Y8),
+        grad=False),
     Row("polyfit-int", *_fit(2), (np.arange(6), np.arange(6) ** 2 - 3), grad=False),
     # polydiv
     Row("polydiv", *both("polydiv"), (RNG.standard_normal(6), np.array([3.0, -1.0, 0.5]))),

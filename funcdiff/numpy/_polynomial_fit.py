@@ -128,10 +128,12 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
     """
     name = "funcdiff.numpy.polyfit"
     order = _degree(deg) + 1
+    # numpy's default cutoff is in the precision of x alone, before x meets y and w
+    x_precision = _util.promote_to_float(name, _util.asarray(x, name))[0].dtype
     x, y, w = _checked(x, y, w)
     count, dtype = _util.shape_of(x)[0], _util.dtype_of(x)
     if rcond is None:
-        rcond = count * np.finfo(_util.dtype_of(x)).eps
+        rcond = count * np.finfo(x_precision).eps
     elif isinstance(rcond, Tracer) or not isinstance(rcond, (int, float, np.number)):
         raise InvalidArgumentError(f"{name}: rcond= must be a static number (a relative "
                                    f"cutoff of the singular values), got {rcond!r}.")
