@@ -20,7 +20,7 @@ creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reduction
 (``_linalg_basic``, ``_einsum``), ``_sorting``, ``_nonzero``, ``_selection``
 (choose, compress, extract, partition, argpartition, lexsort), ``_counting``
 (isin, bincount, digitize, histogram), ``_histograms`` (histogram2d,
-histogramdd), ``_polynomial`` (numpy's ``poly*`` arithmetic and ``vander``),
+histogramdd), ``_sets`` (union1d, intersect1d, setdiff1d, setxor1d), ``_polynomial`` (numpy's ``poly*`` arithmetic and ``vander``),
 ``_polynomial_fit`` (polyfit), ``_polynomial_roots`` (poly, roots),
 ``_calculus`` (trapezoid, gradient, interp) and ``_statistics`` (cov,
 corrcoef), ``_array_api`` (numpy 2's vecdot, matvec, vecmat,
@@ -76,7 +76,7 @@ _NUMPY_OBJECTS = [
 from funcdiff.numpy import (_array_api, _assembly, _calculus, _counting, _einsum,  # noqa: E402
                             _functional, _histograms, _index_arithmetic, _indexing, _joining,
                             _linalg_basic, _nonzero, _padding, _polynomial, _polynomial_fit,
-                            _polynomial_roots, _selection, _shape, _sorting, _statistics,
+                            _polynomial_roots, _selection, _sets, _shape, _sorting, _statistics,
                             _take_put, _tiling, _windows)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
@@ -96,6 +96,7 @@ from funcdiff.numpy._polynomial_fit import *  # noqa: F401,F403,E402
 from funcdiff.numpy._polynomial_roots import *  # noqa: F401,F403,E402
 from funcdiff.numpy._counting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._histograms import *  # noqa: F401,F403,E402
+from funcdiff.numpy._sets import *  # noqa: F401,F403,E402
 from funcdiff.numpy._calculus import *  # noqa: F401,F403,E402
 from funcdiff.numpy._statistics import *  # noqa: F401,F403,E402
 from funcdiff.numpy._array_api import *  # noqa: F401,F403,E402
@@ -113,8 +114,8 @@ _interop.install_tracer_methods()
 _MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
             _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
             _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _index_arithmetic,
-            _polynomial, _polynomial_fit, _polynomial_roots, _counting, _histograms, _calculus,
-            _statistics, _array_api, _functional, _windows)
+            _polynomial, _polynomial_fit, _polynomial_roots, _counting, _histograms, _sets,
+            _calculus, _statistics, _array_api, _functional, _windows)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401
