@@ -20,7 +20,8 @@ creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reduction
 (``_linalg_basic``, ``_einsum``), ``_sorting``, ``_nonzero``, ``_selection``
 (choose, compress, extract, partition, argpartition, lexsort), ``_counting``
 (isin, bincount, digitize, histogram), ``_histograms`` (histogram2d,
-histogramdd), ``_sets`` (union1d, intersect1d, setdiff1d, setxor1d), ``_polynomial`` (numpy's ``poly*`` arithmetic and ``vander``),
+histogramdd), ``_sets`` (union1d, intersect1d, setdiff1d, setxor1d), ``_unique_api``
+(unique_values, unique_counts, unique_inverse, unique_all), ``_polynomial`` (numpy's ``poly*`` arithmetic and ``vander``),
 ``_polynomial_fit`` (polyfit), ``_polynomial_roots`` (poly, roots),
 ``_calculus`` (trapezoid, gradient, interp) and ``_statistics`` (cov,
 corrcoef), ``_array_api`` (numpy 2's vecdot, matvec, vecmat,
@@ -77,7 +78,7 @@ from funcdiff.numpy import (_array_api, _assembly, _calculus, _counting, _einsum
                             _functional, _histograms, _index_arithmetic, _indexing, _joining,
                             _linalg_basic, _nonzero, _padding, _polynomial, _polynomial_fit,
                             _polynomial_roots, _selection, _sets, _shape, _sorting, _statistics,
-                            _take_put, _tiling, _windows)
+                            _take_put, _tiling, _unique_api, _windows)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
@@ -97,6 +98,7 @@ from funcdiff.numpy._polynomial_roots import *  # noqa: F401,F403,E402
 from funcdiff.numpy._counting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._histograms import *  # noqa: F401,F403,E402
 from funcdiff.numpy._sets import *  # noqa: F401,F403,E402
+from funcdiff.numpy._unique_api import *  # noqa: F401,F403,E402
 from funcdiff.numpy._calculus import *  # noqa: F401,F403,E402
 from funcdiff.numpy._statistics import *  # noqa: F401,F403,E402
 from funcdiff.numpy._array_api import *  # noqa: F401,F403,E402
@@ -115,7 +117,7 @@ _MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _re
             _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
             _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _index_arithmetic,
             _polynomial, _polynomial_fit, _polynomial_roots, _counting, _histograms, _sets,
-            _calculus, _statistics, _array_api, _functional, _windows)
+            _unique_api, _calculus, _statistics, _array_api, _functional, _windows)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401

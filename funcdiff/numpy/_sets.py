@@ -16,7 +16,8 @@ or 0 when the result is empty) or cut short. That form is built from
 primitives: one stable argsort of the concatenated inputs groups equal
 values, counts per group say which inputs a value occurs in, and the first
 ``size`` selected positions are gathered, so it traces, compiles and
-batches.
+batches. The helpers here (argument checks, padding, the gather) also serve
+``_unique_api``.
 """
 
 from __future__ import annotations
