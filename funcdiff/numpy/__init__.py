@@ -11,11 +11,11 @@ the same code is differentiated, batched and compiled.
 1.0
 
 The namespace is assembled here from the modules of the package, one concept
-each: elementwise functions (``_arithmetic``, ``_rounding``, ``_logic``),
-creation (``_creation``, ``_spacing``, ``_diagonals``), reductions (``_reductions``,
-``_quantiles``, ``_nan_reductions``), shapes (``_shape``, ``_broadcasting``, ``_joining``,
-``_tiling``, ``_padding``, ``_take_put``, ``_assembly``), index arithmetic
-(``_index_arithmetic``), indexing (``_index_parsing``,
+each: elementwise functions (``_arithmetic``, ``_trigonometry``, ``_rounding``,
+``_logic``), creation (``_creation``, ``_spacing``, ``_diagonals``), reductions
+(``_reductions``, ``_quantiles``, ``_nan_reductions``), shapes (``_shape``,
+``_broadcasting``, ``_joining``, ``_tiling``, ``_padding``, ``_take_put``, ``_assembly``),
+index arithmetic (``_index_arithmetic``), indexing (``_index_parsing``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products
 (``_linalg_basic``, ``_einsum``), ``_sorting``, ``_nonzero``, ``_selection``
 (choose, compress, extract, partition, argpartition, lexsort), ``_counting``
@@ -39,8 +39,9 @@ import numpy as _np
 from funcdiff import dtypes as _dtypes
 # Elementwise functions, creation and reductions: each module lists its names in __all__.
 from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
-                            _quantiles, _reductions, _rounding, _spacing)
+                            _quantiles, _reductions, _rounding, _spacing, _trigonometry)
 from funcdiff.numpy._arithmetic import *  # noqa: F401,F403
+from funcdiff.numpy._trigonometry import *  # noqa: F401,F403
 from funcdiff.numpy._rounding import *  # noqa: F401,F403
 from funcdiff.numpy._logic import *  # noqa: F401,F403
 from funcdiff.numpy._creation import *  # noqa: F401,F403
@@ -113,11 +114,12 @@ from funcdiff.numpy import _interop  # noqa: E402
 
 _interop.install_tracer_methods()
 
-_MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
-            _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding, _take_put, _indexing,
-            _linalg_basic, _einsum, _sorting, _nonzero, _selection, _assembly, _index_arithmetic,
-            _polynomial, _polynomial_fit, _polynomial_roots, _counting, _histograms, _sets,
-            _unique_api, _calculus, _statistics, _array_api, _functional, _windows)
+_MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _creation, _spacing, _diagonals,
+            _reductions, _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding,
+            _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero, _selection,
+            _assembly, _index_arithmetic, _polynomial, _polynomial_fit, _polynomial_roots,
+            _counting, _histograms, _sets, _unique_api, _calculus, _statistics, _array_api,
+            _functional, _windows)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401

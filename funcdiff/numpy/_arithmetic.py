@@ -1,12 +1,12 @@
-"""Arithmetic, powers, exponentials, logarithms and trigonometry of funcdiff.numpy.
+"""Arithmetic, powers, exponentials and logarithms of funcdiff.numpy, and ``sinc``.
 
 Each function is an explicit composition of elementwise primitives with numpy
 2's semantics: arguments are promoted by the helpers of ``_ufunc_support``, and
 the binary primitives broadcast by themselves. Integer semantics follow numpy
 where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
 ints is exact); only floats are differentiated. Functions that could overflow
-or lose accuracy in the obvious formula (``logaddexp``, ``hypot``) use a
-stable one.
+or lose accuracy in the obvious formula (``logaddexp``) use a stable one. The
+trigonometric and hyperbolic functions are in ``_trigonometry``.
 """
 
 from __future__ import annotations
@@ -292,19 +292,7 @@ def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
 
 
 # ---------------------------------------------------------------------------
-# Trigonometric and hyperbolic functions
-
-
-def _hypot(x, y):
-    # max * sqrt(1 + (min / max)**2): no overflow; inf wins over NaN as in C's hypot.
-    ax, ay = ew.abs(x), ew.abs(y)
-    big, small = ew.max(ax, ay), ew.min(ax, ay)
-    zero, one = _c(big, 0), _c(big, 1)
-    usable = ew.and_(ew.ne(big, zero), ew.is_finite(big))  # else the ratio is unused
-    ratio = ew.div(small, ew.select(usable, big, one))
-    out = ew.mul(big, ew.sqrt(ew.add(one, ew.mul(ratio, ratio))))
-    inf = _c(big, np.inf)
-    return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
+# Special functions
 
 
 def _sinc(x):
@@ -319,50 +307,15 @@ def _sinc_arg(name, x):
     return _cast(x, dtype if dtype.kind == "f" else _F64)
 
 
-sin = _unary_ufunc("sin", _float_arg, ew.sin, "Elementwise sine.", """
->>> import funcdiff.numpy as fnp, numpy as np
->>> fnp.sin(np.array([0.0, np.pi / 2]))
-array([0., 1.])""")
-cos = _unary_ufunc("cos", _float_arg, ew.cos, "Elementwise cosine.")
-tan = _unary_ufunc("tan", _float_arg, ew.tan, "Elementwise tangent.")
-arcsin = _unary_ufunc("arcsin", _float_arg, ew.asin, "Elementwise inverse sine.")
-arccos = _unary_ufunc("arccos", _float_arg, ew.acos, "Elementwise inverse cosine.")
-arctan = _unary_ufunc("arctan", _float_arg, ew.atan, "Elementwise inverse tangent.")
-sinh = _unary_ufunc("sinh", _float_arg, ew.sinh, "Elementwise hyperbolic sine.")
-cosh = _unary_ufunc("cosh", _float_arg, ew.cosh, "Elementwise hyperbolic cosine.")
-tanh = _unary_ufunc("tanh", _float_arg, ew.tanh, "Elementwise hyperbolic tangent.")
-arcsinh = _unary_ufunc("arcsinh", _float_arg, ew.asinh, "Elementwise inverse hyperbolic sine.")
-arccosh = _unary_ufunc("arccosh", _float_arg, ew.acosh,
-                       "Elementwise inverse hyperbolic cosine.")
-arctanh = _unary_ufunc("arctanh", _float_arg, ew.atanh,
-                       "Elementwise inverse hyperbolic tangent.")
-arctan2 = _binary_ufunc("arctan2", _promote_float, ew.atan2,
-                        "Elementwise four-quadrant arctangent of ``x1 / x2``.")
-hypot = _binary_ufunc("hypot", _promote_float, _hypot,
-                      "Elementwise ``sqrt(x1**2 + x2**2)`` without overflow.", """
->>> import funcdiff.numpy as fnp
->>> float(fnp.hypot(3.0, 4.0))
-5.0""")
 sinc = _unary_ufunc("sinc", _sinc_arg, _sinc,
                     "Elementwise normalised sinc ``sin(pi x) / (pi x)`` (1 at 0).")
-deg2rad = _unary_ufunc("deg2rad", _float_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
-                       "Elementwise conversion of degrees to radians.")
-rad2deg = _unary_ufunc("rad2deg", _float_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
-                       "Elementwise conversion of radians to degrees.")
-radians = deg2rad
-degrees = rad2deg
 
-
-acos, acosh, asin, asinh = arccos, arccosh, arcsin, arcsinh
-atan, atan2, atanh, pow = arctan, arctan2, arctanh, power
+pow = power
 
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
     "fmod", "negative", "positive", "power", "float_power", "square", "reciprocal", "sqrt",
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2",
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
-    "arccosh", "arctanh", "arctan2", "hypot", "sinc", "deg2rad", "rad2deg", "radians",
-    "degrees", "divmod", "ldexp", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh",
-    "pow",
+    "sinc", "divmod", "ldexp", "pow",
 ]

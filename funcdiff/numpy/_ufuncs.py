@@ -1,7 +1,7 @@
 """The elementwise functions, creation and reductions of funcdiff.numpy, under their old address.
 
 This module once held all three; they now live in one module per concept:
-``_arithmetic`` (arithmetic, powers, exponentials, trigonometry), ``_rounding``
+``_arithmetic`` (arithmetic, powers, exponentials), ``_trigonometry``, ``_rounding``
 (signs, extrema, clipping, rounding), ``_logic`` (comparisons, logic,
 selection), ``_creation``, ``_spacing``, ``_diagonals`` (triangles and diagonals),
 ``_reductions``, ``_quantiles`` (order statistics) and ``_nan_reductions``, with
@@ -15,13 +15,14 @@ this module.
 from __future__ import annotations
 
 from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
-                            _quantiles, _reductions, _rounding, _spacing)
+                            _quantiles, _reductions, _rounding, _spacing, _trigonometry)
 from funcdiff.numpy._arithmetic import (  # noqa: F401  re-exported: moved to _arithmetic
-    acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
-    atan, atan2, atanh, cbrt, cos, cosh, deg2rad, degrees, divide, divmod, exp, exp2, expm1,
-    float_power, floor_divide, fmod, hypot, ldexp, log, log10, log1p, log2, logaddexp,
-    logaddexp2, mod, multiply, negative, positive, pow, power, rad2deg, radians, reciprocal,
-    remainder, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide)
+    add, cbrt, divide, divmod, exp, exp2, expm1, float_power, floor_divide, fmod, ldexp, log,
+    log10, log1p, log2, logaddexp, logaddexp2, mod, multiply, negative, positive, pow, power,
+    reciprocal, remainder, sinc, sqrt, square, subtract, true_divide)
+from funcdiff.numpy._trigonometry import (  # noqa: F401  re-exported: moved to _trigonometry
+    acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan,
+    atan2, atanh, cos, cosh, deg2rad, degrees, hypot, rad2deg, radians, sin, sinh, tan, tanh)
 from funcdiff.numpy._rounding import (  # noqa: F401  re-exported: moved to _rounding
     abs, absolute, angle, around, ceil, clip, conj, conjugate, copysign, fabs, fix, floor,
     fmax, fmin, heaviside, imag, maximum, minimum, modf, real, rint, round, sign, signbit, trunc)
@@ -48,8 +49,8 @@ from funcdiff.numpy._nan_reductions import (  # noqa: F401  re-exported: moved t
 from funcdiff.numpy._ufunc_support import (  # noqa: F401  re-exported: moved to _ufunc_support
     _float_arg, _promote)
 
-_MODULES = (_arithmetic, _rounding, _logic, _creation, _spacing, _diagonals, _reductions,
-            _quantiles, _nan_reductions)
+_MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _creation, _spacing, _diagonals,
+            _reductions, _quantiles, _nan_reductions)
 
 __all__ = [name for module in _MODULES for name in module.__all__]
 
