@@ -20,7 +20,7 @@ import pytest
 import funcdiff as fd
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
-from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
+from funcdiff.errors import DifferentiationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.ir import check_jaxpr
 from funcdiff.primitives import elementwise as E
@@ -30,6 +30,7 @@ from funcdiff.test_util import check_grads
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 I64, I32, B = np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.bool_)
 FLOATS, NUMERIC, ALL, INTEGRAL = (F64, F32), (F64, F32, I64, I32), (F64, F32, I64, B), (B, I64, I32)
+INTEGERS = (I64, I32)
 
 
 # --- samplers: (rng, shape, dtype) -> array -------------------------------------------
@@ -59,6 +60,18 @@ def TIES(rng, shape, dtype):
     if dtype.kind == "b":
         return rng.random(shape) < 0.5
     return rng.integers(-2, 3, shape).astype(dtype)
+
+
+def BINADES(rng, shape, dtype):
+    """Signed values m * 2**k, 0.55 <= m <= 0.95, k in [-4, 4]: several binades of frexp,
+    away from the powers of two where its mantissa jumps."""
+    m = rng.uniform(0.55, 0.95, shape) * rng.choice([-1.0, 1.0], shape)
+    return np.ldexp(m, rng.integers(-4, 5, shape)).astype(dtype)
+
+
+def SHIFTS(rng, shape, dtype):
+    """Shift counts, including negative ones and ones past the bit width."""
+    return rng.integers(-3, 8 * dtype.itemsize + 3, shape).astype(dtype)
 
 
 def PRED(rng, shape, dtype):
@@ -102,6 +115,7 @@ class Row(NamedTuple):
     atol: float = 0.0
     diff: bool = True          # differentiable: run check_grads
     name: str = ""
+    out: int | None = None     # the output checked, for primitives with several
 
     @property
     def id(self):
@@ -181,6 +195,17 @@ ROWS = [
     *[binary(p, ref, U(-8, 8), U(-8, 8), INTEGRAL, diff=False) for p, ref in [
         (E.and_p, np.bitwise_and), (E.or_p, np.bitwise_or), (E.xor_p, np.bitwise_xor)]],
     Row(E.select_p, np.where, (PRED, U(-3, 3), U(-3, 3)), ALL),
+    unary(E.bessel_i0_p, np.i0, U(-12, 12)),  # both of numpy's ranges, |x| <= 8 and beyond
+    unary(E.bessel_i1_p, scipy_ref("i1"), U(-30, 30), rtol=1e-14),
+    unary(E.spacing_p, np.spacing, NONFINITE, diff=False),
+    unary(E.frexp_p, lambda x: np.frexp(x)[0], BINADES, out=0, name="frexp-mantissa"),
+    unary(E.frexp_p, lambda x: np.frexp(x)[1], NONFINITE, diff=False, out=1,
+          name="frexp-exponent"),
+    binary(E.nextafter_p, np.nextafter, NONFINITE, TIES, diff=False),
+    binary(E.gcd_p, np.gcd, U(-20, 20), TIES, INTEGERS, diff=False),
+    binary(E.lcm_p, np.lcm, U(-20, 20), TIES, INTEGERS, diff=False),
+    binary(E.shift_left_p, np.left_shift, U(-20, 20), SHIFTS, INTEGERS, diff=False),
+    binary(E.shift_right_p, np.right_shift, U(-20, 20), SHIFTS, INTEGERS, diff=False),
 ]
 ids = [r.id for r in ROWS]
 
@@ -199,6 +224,8 @@ def make_args(row, dtype, shapes, seed=0):
 
 
 def apply(row):
+    if row.out is not None:
+        return lambda *args: bind(row.prim, *args, **row.params)[row.out]
     return lambda *args: bind(row.prim, *args, **row.params)
 
 
@@ -238,6 +265,8 @@ def test_abstract_eval_and_staging_match_impl(row):
             args = make_args(row, dtype, shapes)
             out = apply(row)(*args)
             aval = row.prim.abstract_eval(*[get_aval(a) for a in args], **row.params)
+            if row.out is not None:
+                aval = aval[row.out]
             assert aval == get_aval(out), (dtype, shapes)
             closed = fd.make_jaxpr(apply(row))(*args)
             check_jaxpr(closed.jaxpr)
@@ -288,7 +317,9 @@ def test_float32_derivatives_stay_float32(row):
         assert np.asarray(ct).dtype == F32 and np.shape(ct) == a.shape
 
 
-NONDIFF_ROWS = [r for r in ROWS if not r.diff and any(d.kind == "f" for d in r.dtypes)]
+# nextafter has no derivative at all (its jvp raises, as JAX's lack of a rule does)
+NONDIFF_ROWS = [r for r in ROWS if not r.diff and any(d.kind == "f" for d in r.dtypes)
+                and r.prim is not E.nextafter_p]
 
 
 @pytest.mark.parametrize("row", NONDIFF_ROWS, ids=[r.id for r in NONDIFF_ROWS])
@@ -577,6 +608,87 @@ def test_polygamma_matches_scipy(sps, n):
     assert _rel_err(special_math.polygamma(n, np.array([-1.0, -3.0])), want) == 0.0
 
 
+def test_bessel_i1_matches_scipy(sps):
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-30, 30, 4000), np.linspace(20.0, 22.0, 801),
+                        np.logspace(-300, 2.85, 1000), -np.logspace(-300, 2.85, 1000)])
+    assert _rel_err(special_math.bessel_i1(x), sps.i1(x)) < 3e-15
+    # beyond x = 709.8, where e**x and scipy overflow, I1 is still finite (mpmath, 40 digits)
+    np.testing.assert_allclose(special_math.bessel_i1(np.array([713.0, -713.0])),
+                               [6.700424559186402e307, -6.700424559186402e307], rtol=2e-15)
+    edge = special_math.bessel_i1(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 714.0]))
+    np.testing.assert_array_equal(edge, [0.0, -0.0, np.inf, -np.inf, np.nan, np.inf])
+    assert np.signbit(edge[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        special_math.bessel_i1(np.array([np.inf, np.nan, 800.0]))
+
+
+def test_bessel_derivatives():
+    # I0' = I1, I1' = I0 - I1 / x with the limit 1/2 at 0, I1'' (0) = 0 (I1 is odd)
+    x = np.array([-25.0, -3.0, -0.5, 0.2, 2.0, 9.0, 30.0])
+    np.testing.assert_array_equal(fd.vmap(fd.grad(E.bessel_i0))(x), E.bessel_i1(x))
+    want = E.bessel_i0(x) - E.bessel_i1(x) / x
+    np.testing.assert_allclose(fd.vmap(fd.grad(E.bessel_i1))(x), want, rtol=1e-15)
+    with warnings.catch_warnings():  # no 0 / 0 is formed at x = 0, even unselected
+        warnings.simplefilter("error")
+        assert fd.grad(E.bessel_i1)(0.0) == 0.5
+        assert fd.grad(fd.grad(E.bessel_i1))(0.0) == 0.0
+        assert fd.grad(fd.grad(E.bessel_i0))(0.0) == 0.5
+        assert fd.jit(fd.grad(fd.grad(E.bessel_i1)))(0.0) == 0.0
+    check_grads(E.bessel_i1, (np.array([-4.0, 1e-3, 0.7, 22.0]),), order=2)
+    h = 1e-6  # the derivative near 0 is continuous across the special case at 0
+    np.testing.assert_allclose(fd.grad(E.bessel_i1)(h), 0.5, rtol=1e-11)
+
+
+def test_frexp_mantissa_derivative_is_an_exact_power_of_two():
+    tiny64, tiny32 = np.finfo(np.float64).tiny, np.finfo(np.float32).tiny
+    for x in [np.array([3.0, -0.3, 1e300, 1.7e308, tiny64, tiny64 / 8, 5e-324, 0.0, -0.0]),
+              np.array([3.0, -0.3, 1e30, tiny32, tiny32 / 8, 0.0], np.float32)]:
+        _, exponent = np.frexp(x)
+        with np.errstate(over="ignore"):
+            want = np.ldexp(np.ones_like(x), -exponent)  # inf where 2**-e overflows
+        _, t = fd.jvp(lambda v: E.frexp(v)[0], (x,), (np.ones_like(x),))
+        assert t.dtype == x.dtype
+        np.testing.assert_array_equal(t, want)
+        ct = fd.vjp(lambda v: E.frexp(v)[0], x)[1](np.ones_like(x))[0]
+        np.testing.assert_array_equal(ct, want)
+    assert fd.grad(fd.grad(lambda v: E.frexp(v)[0]))(5.0) == 0.0
+    # a zero tangent stays zero where the derivative overflows
+    _, t = fd.jvp(lambda v: E.frexp(v)[0], (np.array([5e-324, 1.0]),), (np.array([0.0, 1.0]),))
+    np.testing.assert_array_equal(t, [0.0, 0.5])
+    # the exponent carries no tangent
+    _, t = fd.jvp(lambda v: E.frexp(v)[1], (np.array([3.0]),), (np.ones(1),))
+    assert t.dtype == dtypes.float0
+
+
+def test_nextafter_is_not_differentiable():
+    one, two = np.array([1.0, 2.0]), np.array([2.0, 1.0])
+    for f in [lambda: fd.grad(lambda x: E.nextafter(x, two).sum())(one),
+              lambda: fd.grad(lambda y: E.nextafter(one, y).sum())(two),
+              lambda: fd.jvp(lambda x: E.nextafter(x, two), (one,), (one,)),
+              lambda: fd.jit(fd.grad(lambda x: E.nextafter(x, two).sum()))(one)]:
+        with pytest.raises(DifferentiationError,
+                           match="nextafter has no derivative.*stop_gradient"):
+            f()
+    # constants and stopped gradients pass through transforms
+    g = fd.grad(lambda x: (E.nextafter(fd.stop_gradient(x), two) * x).sum())(one)
+    np.testing.assert_array_equal(g, np.nextafter(one, two))
+    out, t = fd.jvp(lambda x: E.nextafter(one, two) * x, (one,), (np.ones(2),))
+    np.testing.assert_array_equal(t, np.nextafter(one, two))
+
+
+def test_integer_primitives_follow_numpy_at_the_edges():
+    i8 = np.array([-128, -128, 127, -7, 0, 5], np.int8)
+    j8 = np.array([0, -128, -1, 0, 0, 10], np.int8)
+    for op, ref in [(E.gcd, np.gcd), (E.lcm, np.lcm), (E.shift_left, np.left_shift),
+                    (E.shift_right, np.right_shift)]:
+        for x, y in [(i8, j8), (i8.astype(np.uint8), j8.astype(np.uint8)),
+                     (i8.astype(np.int64), np.array([64, 63, -1, 100, 0, 3]))]:
+            assert_matches(op(x, y), ref(x, y))
+            assert_matches(fd.jit(op)(x, y), ref(x, y))
+
+
 def test_special_functions_keep_float32():
     x32 = np.linspace(0.1, 0.9, 5, dtype=F32)
     for f in (special_math.erf, special_math.erfc, special_math.erf_inv, special_math.lgamma,
@@ -613,6 +725,13 @@ ERRORS = [
     ("convert-complex-to-real", lambda x: E.convert_element_type(
         E.convert_element_type(x, np.complex128), np.float64), (f3,), DTypeError,
      ["c128", "imaginary", "real"]),
+    ("gcd-float", E.gcd, (f3, f3), DTypeError, ["gcd", "integer", "f64[3]"]),
+    ("shift_left-bool", E.shift_left, (np.ones(3, bool),) * 2, DTypeError,
+     ["shift_left", "integer", "bool[3]", "convert_element_type"]),
+    ("frexp-int", E.frexp, (i3,), DTypeError, ["frexp", "floating"]),
+    ("nextafter-int", E.nextafter, (i3, i3), DTypeError, ["nextafter", "floating"]),
+    ("spacing-int", E.spacing, (i3,), DTypeError, ["spacing", "floating"]),
+    ("bessel_i0-int", E.bessel_i0, (i3,), DTypeError, ["bessel_i0", "floating"]),
 ]
 
 
@@ -653,7 +772,7 @@ MODULE_PRIMS = [v for v in vars(E).values() if isinstance(v, Primitive)]
 
 def test_every_primitive_has_a_row_and_every_slot():
     assert {r.prim for r in ROWS} | {E.iota_p} == set(MODULE_PRIMS)
-    assert len(MODULE_PRIMS) == 60
+    assert len(MODULE_PRIMS) == 69
     for p in MODULE_PRIMS:
         for slot in ("impl", "abstract_eval", "batch", "cost"):
             assert getattr(p, slot) is not None, (p, slot)

@@ -3,11 +3,12 @@
 Every elementwise operation and primitive is importable from here; each is
 defined in the module of its concept and re-exported: ``elementwise_arithmetic``
 (neg, add, sub, mul, safe_mul, div, rem, max, min, floor, ceil, round),
-``elementwise_logic`` (the comparisons, and/or/xor/not, is_finite and select)
-and ``elementwise_math`` (sign, abs, exponentials, logarithms, pow,
+``elementwise_logic`` (the comparisons, and/or/xor/not, is_finite and select),
+``elementwise_math`` (sign, abs, exponentials, logarithms, pow,
 integer_pow, roots, trigonometric, hyperbolic, logistic and special
-functions), with the operand-kind checks and rule helpers they share in
-``elementwise_common``.
+functions) and ``elementwise_bits`` (integer shifts, gcd and lcm; frexp,
+nextafter and spacing), with the operand-kind checks and rule helpers they
+share in ``elementwise_common``.
 
 Defined here: ``convert_element_type``, the cast between dtypes (numpy
 ``astype`` semantics; float -> float, float -> complex and complex -> complex
@@ -44,15 +45,18 @@ from funcdiff.primitives.elementwise_arithmetic import (  # noqa: F401
     _sub_jvp, _sub_transpose)
 from funcdiff.primitives.elementwise_math import (  # noqa: F401
     abs, abs_p, acos, acos_p, acosh, acosh_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
-    atan_p, atanh, atanh_p, cbrt, cbrt_p, cos, cos_p, cosh, cosh_p, digamma, digamma_p, erf,
-    erf_inv, erf_inv_p, erf_p, erfc, erfc_p, exp, exp2, exp2_p, exp_p, expm1, expm1_p, integer_pow,
-    integer_pow_p, lgamma, lgamma_p, log, log10, log10_p, log1p, log1p_p, log2, log2_p, log_p,
-    logistic, logistic_p, polygamma,
-    polygamma_p, pow, pow_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sinh, sinh_p, sqrt, sqrt_p,
-    tan, tan_p, tanh, tanh_p, _TWO_OVER_SQRT_PI, _atan2_denominator, _gaussian,
-    _integer_pow_abstract_eval, _integer_pow_cost, _integer_pow_derivative, _integer_pow_jvp,
-    _integer_pow_vjp, _logistic_impl, _one_minus_square, _polygamma_abstract_eval,
-    _polygamma_derivative, _polygamma_jvp, _polygamma_vjp, _pow_d_base, _pow_d_exponent)
+    atan_p, atanh, atanh_p, bessel_i0, bessel_i0_p, bessel_i1, bessel_i1_p, cbrt, cbrt_p, cos,
+    cos_p, cosh, cosh_p, digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, exp,
+    exp2, exp2_p, exp_p, expm1, expm1_p, integer_pow, integer_pow_p, lgamma, lgamma_p, log, log10,
+    log10_p, log1p, log1p_p, log2, log2_p, log_p, logistic, logistic_p, polygamma, polygamma_p, pow,
+    pow_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sinh, sinh_p, sqrt, sqrt_p, tan, tan_p, tanh,
+    tanh_p, _TWO_OVER_SQRT_PI, _atan2_denominator, _gaussian, _integer_pow_abstract_eval,
+    _integer_pow_cost, _integer_pow_derivative, _integer_pow_jvp, _integer_pow_vjp, _logistic_impl,
+    _one_minus_square, _polygamma_abstract_eval, _polygamma_derivative, _polygamma_jvp,
+    _polygamma_vjp, _pow_d_base, _pow_d_exponent)
+from funcdiff.primitives.elementwise_bits import (  # noqa: F401
+    frexp, frexp_p, gcd, gcd_p, lcm, lcm_p, nextafter, nextafter_p, shift_left, shift_left_p,
+    shift_right, shift_right_p, spacing, spacing_p)
 
 # --- convert_element_type ---------------------------------------------------------
 

@@ -34,7 +34,7 @@ def _const(x, value):
 
 # Complex values are intermediates only (funcdiff.dtypes): arithmetic and exp/log accept
 # them, float-only functions (comparisons of order, special functions, ...) do not.
-_FLOAT, _NUMERIC, _INTEGRAL, _ANY = "f", "iuf", "biu", "biuf"
+_FLOAT, _NUMERIC, _INTEGRAL, _INTEGER, _ANY = "f", "iuf", "biu", "iu", "biuf"
 _INEXACT, _ARITHMETIC = "fc", "iufc"
 _KIND_TEXT = {
     _FLOAT: ("floating", "Convert integers first with convert_element_type(x, "
@@ -45,6 +45,8 @@ _KIND_TEXT = {
     _ARITHMETIC: ("integer, floating or complex",
                   "Convert booleans first with convert_element_type."),
     _INTEGRAL: ("boolean or integer", "Compare floats with ne(x, 0) first to get booleans."),
+    _INTEGER: ("integer", "Convert booleans first with convert_element_type; floats have no "
+               "integer semantics here."),
 }
 
 

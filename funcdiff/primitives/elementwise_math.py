@@ -9,7 +9,9 @@ funcdiff operations, so it can itself be differentiated; its constants are
 sqrt'(0) = inf; derivatives that are infinite somewhere (sqrt and log at 0,
 negative integer powers at 0) scale tangents with ``safe_mul``, so a zero
 tangent stays zero. sign has no derivative. The special functions (erf,
-lgamma, digamma, polygamma, ...) are computed by ``special_math``.
+lgamma, digamma, polygamma, ...) are computed by ``special_math``; of the
+modified Bessel functions, bessel_i0 is numpy.i0 itself (bit for bit) and
+bessel_i1, its derivative, comes from ``special_math``.
 Re-exported by ``elementwise``, which imports this module after
 ``elementwise_arithmetic``: declaring a differentiable unary primitive looks up
 ``elementwise.mul`` and ``elementwise.safe_mul`` (``cards.unary_elementwise``).
@@ -168,6 +170,23 @@ lgamma = make_op(lgamma_p, "Elementwise log |Gamma(x)|.")
 digamma_p = _unary("digamma", special_math.digamma, lambda x, y: polygamma(x, order=1),
                    flops=60, singular=True)
 digamma = make_op(digamma_p, "Elementwise digamma function d/dx lgamma(x).")
+
+
+def _bessel_i1_derivative(x, y):
+    # I1' = I0 - I1 / x, whose limit at 0 is 1/2 (x = 0 is replaced by 1 in the
+    # unselected branch, so no inf or NaN is formed there)
+    at_zero = eq(x, _const(x, 0))
+    safe_x = select(at_zero, _const(x, 1), x)
+    return select(at_zero, _const(x, 0.5), sub(bessel_i0(x), div(y, safe_x)))
+
+
+bessel_i0_p = _unary("bessel_i0", np.i0, lambda x, y: bessel_i1(x), flops=60)
+bessel_i0 = make_op(bessel_i0_p, "Elementwise modified Bessel function of the first kind of "
+                                 "order 0 (numpy.i0); its derivative is bessel_i1.")
+bessel_i1_p = _unary("bessel_i1", special_math.bessel_i1, _bessel_i1_derivative, flops=80)
+bessel_i1 = make_op(bessel_i1_p, "Elementwise modified Bessel function of the first kind of "
+                                 "order 1.")
+
 
 polygamma_p = Primitive("polygamma")
 polygamma_p.impl = lambda x, *, order: special_math.polygamma(order, x)

@@ -1,0 +1,117 @@
+"""Elementwise primitives on the representation of numbers: integer shifts, gcd and
+lcm, and the parts of floating-point values (frexp, nextafter, spacing).
+
+Every impl is the numpy ufunc of the same meaning, so values are numpy's bit
+for bit, edge cases included: a shift by a count outside [0, bits) gives 0
+(-1 for a negative value shifted right); shift_right is arithmetic on signed
+and logical on unsigned integers, as numpy.right_shift; gcd and lcm are
+non-negative (except where the absolute value of the most negative integer
+wraps, as in numpy); frexp returns 0, inf and NaN as their own mantissas with
+exponent 0. The integer primitives take integer operands only (funcdiff.numpy
+casts booleans to int8 first, as numpy does) and have no derivative.
+
+Derivatives of the float ones: frexp returns ``(mantissa, exponent)`` with an
+int32 exponent; the mantissa ``x * 2**-exponent`` has the derivative
+``2**-exponent`` (a power of two, exact; inf where it overflows, below the
+normal range, and 1 at 0, inf and NaN, where the exponent is 0). spacing is
+piecewise constant, so its derivative is zero, like floor's. nextafter moves
+its first operand by one unit in the last place: it is neither constant nor
+the identity, and, as in JAX (whose nextafter has no differentiation rule),
+differentiating it raises an error. Re-exported by ``elementwise``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
+from funcdiff.errors import DifferentiationError
+from funcdiff.primitives.cards import (checked_impl, make_op, multi_output_elementwise_batch,
+                                       nbytes)
+from funcdiff.primitives.elementwise_arithmetic import neg, safe_mul
+from funcdiff.primitives.elementwise_common import (_FLOAT, _INTEGER, _accepts, _binary, _const,
+                                                    _unary)
+from funcdiff.primitives.elementwise_math import pow
+
+_INT32 = np.dtype(np.int32)
+
+
+def _integer_binary(name, impl, flops=1):
+    prim = _binary(name, impl, nondifferentiable=True, kinds=_INTEGER, flops=flops)
+    prim.impl = checked_impl(impl, prim)  # numpy's loop error becomes the DTypeError
+    return prim
+
+
+# --- integers: shifts, gcd, lcm --------------------------------------------------
+
+shift_left_p = _integer_binary("shift_left", np.left_shift)
+shift_left = make_op(shift_left_p, "Elementwise x << y for integers (numpy.left_shift): "
+                                   "0 for counts outside [0, bits).")
+shift_right_p = _integer_binary("shift_right", np.right_shift)
+shift_right = make_op(shift_right_p, "Elementwise x >> y for integers (numpy.right_shift): "
+                                     "arithmetic for signed, logical for unsigned types.")
+gcd_p = _integer_binary("gcd", np.gcd, flops=40)
+gcd = make_op(gcd_p, "Elementwise greatest common divisor of integers (numpy.gcd); "
+                     "gcd(0, 0) = 0.")
+lcm_p = _integer_binary("lcm", np.lcm, flops=45)
+lcm = make_op(lcm_p, "Elementwise least common multiple of integers (numpy.lcm); 0 if "
+                     "either is 0.")
+
+# --- floating-point representation ------------------------------------------------
+
+spacing_p = _unary("spacing", np.spacing, nondifferentiable=True, flops=2)
+spacing = make_op(spacing_p, "Elementwise signed distance from x to the next float away from zero "
+                             "(numpy.spacing).")
+
+
+def _nextafter_jvp(primals, tangents):
+    raise DifferentiationError(
+        "nextafter has no derivative (as in JAX): nextafter(x1, x2) is x1 moved by one unit "
+        "in the last place toward x2, which is neither constant in x1 nor the identity. "
+        "Pass fd.stop_gradient(x1) and fd.stop_gradient(x2) if a zero derivative is meant, "
+        "or use x1 itself where the derivative of the identity is.")
+
+
+nextafter_p = _binary("nextafter", np.nextafter, kinds=_FLOAT, flops=2)
+nextafter_p.jvp = _nextafter_jvp
+nextafter = make_op(nextafter_p, "Elementwise next float after x1 in the direction of x2 "
+                                 "(numpy.nextafter); not differentiable.")
+
+frexp_p = Primitive("frexp", multiple_results=True)
+
+
+def _frexp_impl(x):
+    return list(np.frexp(x))
+
+
+def _frexp_abstract_eval(x):
+    return [x, ShapedArray(x.shape, _INT32)]
+
+
+def _mantissa_derivative(x, exponent):
+    """``2**-exponent`` in ``x``'s dtype: a pow of 2, exact for every int exponent (the
+    exponent, an integer, carries no tangent, so higher derivatives are zero)."""
+    from funcdiff.primitives.elementwise import convert_element_type  # defined after this module
+    return pow(_const(x, 2), neg(convert_element_type(exponent, get_aval(x).dtype)))
+
+
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    mantissa, exponent = frexp(x)
+    # safe_mul: the derivative overflows to inf below the normal range
+    t_mantissa = safe_mul(t, _mantissa_derivative(x, exponent))
+    return [mantissa, exponent], [t_mantissa, Zero(tangent_aval(get_aval(exponent)))]
+
+
+def _frexp_cost(x):
+    return {"flops": 2 * x.size, "bytes": 2 * nbytes(x) + x.size * _INT32.itemsize}
+
+
+frexp_p.impl = _frexp_impl
+frexp_p.abstract_eval = _frexp_abstract_eval
+frexp_p = _accepts(frexp_p, _FLOAT)
+frexp_p.jvp = _frexp_jvp
+frexp_p.batch = multi_output_elementwise_batch(frexp_p)
+frexp_p.cost = _frexp_cost
+frexp = make_op(frexp_p, "Elementwise (mantissa, exponent) with x = mantissa * 2**exponent, "
+                         "0.5 <= |mantissa| < 1 and an int32 exponent (numpy.frexp).")
