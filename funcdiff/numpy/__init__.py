@@ -12,8 +12,8 @@ the same code is differentiated, batched and compiled.
 
 The namespace is assembled here from the modules of the package, one concept
 each: elementwise functions (``_arithmetic``, ``_trigonometry``, ``_rounding``,
-``_logic``), creation (``_creation``, ``_spacing``, ``_diagonals``), reductions
-(``_reductions``, ``_quantiles``, ``_nan_reductions``), shapes (``_shape``,
+``_logic``, ``_integers``), creation (``_creation``, ``_spacing``, ``_diagonals``),
+reductions (``_reductions``, ``_quantiles``, ``_nan_reductions``), shapes (``_shape``,
 ``_broadcasting``, ``_joining``, ``_tiling``, ``_padding``, ``_take_put``, ``_assembly``),
 index arithmetic (``_index_arithmetic``), indexing (``_index_parsing``,
 ``_getitem``, and ``_indexing`` for ``x.at[...]``), products
@@ -27,9 +27,9 @@ histogramdd), ``_sets`` (union1d, intersect1d, setdiff1d, setxor1d), ``_unique_a
 corrcoef), ``_array_api`` (numpy 2's vecdot, matvec, vecmat,
 matrix_transpose, unstack and the static queries shape, ndim, size, ...),
 ``_functional`` (apply_along_axis, apply_over_axes, piecewise, fromfunction),
-``_windows`` (hamming, hanning, bartlett, blackman), and ``_interop`` (tracer
-operators and numpy dispatch), plus numpy's constants, scalar types and dtype
-helpers re-exported as they are.
+``_windows`` (hamming, hanning, bartlett, blackman, kaiser), and ``_interop``
+(tracer operators and numpy dispatch), plus numpy's constants, scalar types and
+dtype helpers re-exported as they are.
 """
 
 from __future__ import annotations
@@ -38,12 +38,14 @@ import numpy as _np
 
 from funcdiff import dtypes as _dtypes
 # Elementwise functions, creation and reductions: each module lists its names in __all__.
-from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
-                            _quantiles, _reductions, _rounding, _spacing, _trigonometry)
+from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _integers, _logic,
+                            _nan_reductions, _quantiles, _reductions, _rounding, _spacing,
+                            _trigonometry)
 from funcdiff.numpy._arithmetic import *  # noqa: F401,F403
 from funcdiff.numpy._trigonometry import *  # noqa: F401,F403
 from funcdiff.numpy._rounding import *  # noqa: F401,F403
 from funcdiff.numpy._logic import *  # noqa: F401,F403
+from funcdiff.numpy._integers import *  # noqa: F401,F403
 from funcdiff.numpy._creation import *  # noqa: F401,F403
 from funcdiff.numpy._spacing import *  # noqa: F401,F403
 from funcdiff.numpy._diagonals import *  # noqa: F401,F403
@@ -114,12 +116,12 @@ from funcdiff.numpy import _interop  # noqa: E402
 
 _interop.install_tracer_methods()
 
-_MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _creation, _spacing, _diagonals,
-            _reductions, _quantiles, _nan_reductions, _shape, _joining, _tiling, _padding,
-            _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero, _selection,
-            _assembly, _index_arithmetic, _polynomial, _polynomial_fit, _polynomial_roots,
-            _counting, _histograms, _sets, _unique_api, _calculus, _statistics, _array_api,
-            _functional, _windows)
+_MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _integers, _creation, _spacing,
+            _diagonals, _reductions, _quantiles, _nan_reductions, _shape, _joining, _tiling,
+            _padding, _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero,
+            _selection, _assembly, _index_arithmetic, _polynomial, _polynomial_fit,
+            _polynomial_roots, _counting, _histograms, _sets, _unique_api, _calculus,
+            _statistics, _array_api, _functional, _windows)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401

@@ -1,12 +1,17 @@
-"""Arithmetic, powers, exponentials and logarithms of funcdiff.numpy, and ``sinc``.
+"""Arithmetic, powers, exponentials, logarithms and floating-point parts of funcdiff.numpy,
+and the special functions ``sinc`` and ``i0``.
 
 Each function is an explicit composition of elementwise primitives with numpy
 2's semantics: arguments are promoted by the helpers of ``_ufunc_support``, and
 the binary primitives broadcast by themselves. Integer semantics follow numpy
 where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
 ints is exact); only floats are differentiated. Functions that could overflow
-or lose accuracy in the obvious formula (``logaddexp``) use a stable one. The
-trigonometric and hyperbolic functions are in ``_trigonometry``.
+or lose accuracy in the obvious formula (``logaddexp``) use a stable one.
+``frexp``, ``nextafter``, ``spacing`` and ``i0`` each bind one primitive whose
+impl is numpy's, so their values are numpy's bit for bit; the mantissa of
+``frexp`` is differentiable, ``spacing`` has a zero derivative and
+``nextafter``, as in JAX, none. The trigonometric and hyperbolic functions are
+in ``_trigonometry``.
 """
 
 from __future__ import annotations
@@ -271,6 +276,10 @@ logaddexp2 = _binary_ufunc("logaddexp2", _promote_float, _logaddexp2,
                            "Elementwise ``log2(2**x1 + 2**x2)`` without overflow.")
 
 
+# ---------------------------------------------------------------------------
+# Floating-point representation
+
+
 def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
     """``x1 * 2**x2`` for integer ``x2`` (like ``numpy.ldexp``); differentiable in ``x1``.
 
@@ -291,6 +300,52 @@ def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
         raise
 
 
+def frexp(x, /, out=(None, None), *, where=True, dtype=None):
+    """Split ``x`` into mantissa and exponent, ``x == mantissa * 2**exponent`` (``numpy.frexp``).
+
+    The mantissa has ``0.5 <= |mantissa| < 1`` and the dtype of ``x`` (integers
+    compute in the smallest float that holds them, as numpy); the exponent is
+    int32. 0, inf and NaN are their own mantissas, with exponent 0. The
+    mantissa is differentiable: its derivative is ``2**-exponent`` (exact; inf
+    where it overflows, below the normal range); the exponent has none.
+
+    Args:
+      x: array_like.
+      out, where: not supported. dtype: optional dtype to compute in.
+
+    Returns:
+      ``(mantissa, exponent)``, two arrays of the shape of ``x``.
+
+    Raises:
+      UnsupportedNumpyError: for out= or where=.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.frexp(np.array([3.0, -0.25, 0.0]))
+    (array([ 0.75, -0.5 ,  0.  ]), array([ 2, -1,  0], dtype=int32))
+    """
+    if not (out is None or (type(out) is tuple and all(o is None for o in out))):
+        _reject_out("frexp", out)
+    (x,) = _ufunc_options("frexp", (x,), None, where, dtype)
+    return tuple(ew.frexp(_float_arg("frexp", x)))
+
+
+nextafter = _binary_ufunc("nextafter", _promote_float, ew.nextafter,
+                          "Elementwise next float after ``x1`` toward ``x2``; not "
+                          "differentiable (as in JAX).",
+                          """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> bool(fnp.nextafter(1.0, 2.0) - 1.0 == np.finfo(np.float64).eps)
+True
+>>> fnp.nextafter(np.array([0.0, 1.0], np.float32), 0.0)
+array([0.        , 0.99999994], dtype=float32)""")
+spacing = _unary_ufunc("spacing", _float_arg, ew.spacing,
+                       "Elementwise signed distance to the next float away from zero; "
+                       "its derivative is zero.", """
+>>> import funcdiff.numpy as fnp, numpy as np
+>>> fnp.spacing(np.array([1.0, -1.0], np.float32))
+array([ 1.1920929e-07, -1.1920929e-07], dtype=float32)""")
+
+
 # ---------------------------------------------------------------------------
 # Special functions
 
@@ -301,14 +356,45 @@ def _sinc(x):
     return ew.div(ew.sin(y), y)
 
 
-def _sinc_arg(name, x):
+def _float_or_f64_arg(name, x):
+    """``x`` for sinc and i0: floats keep their dtype, integers and booleans become float64."""
     x = _arg(name, x)
     dtype = _result_dtype(name, x)
+    if dtype.kind == "c":
+        raise DTypeError(f"{_fname(name)} takes real values only, got {dtype} (complex values "
+                         "are intermediates in funcdiff); apply it to the real and imaginary "
+                         "parts as your formula needs.")
     return _cast(x, dtype if dtype.kind == "f" else _F64)
 
 
-sinc = _unary_ufunc("sinc", _sinc_arg, _sinc,
+sinc = _unary_ufunc("sinc", _float_or_f64_arg, _sinc,
                     "Elementwise normalised sinc ``sin(pi x) / (pi x)`` (1 at 0).")
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, elementwise (``numpy.i0``).
+
+    Values are numpy's own, bit for bit (float32 stays float32; integers and
+    booleans compute in float64). The derivative is ``I1``, the modified Bessel
+    function of order 1, computed by funcdiff (numpy has none).
+
+    Args:
+      x: array_like of real values.
+
+    Returns:
+      ``I0(x)``, an array (0-d for a scalar, as numpy's).
+
+    Raises:
+      DTypeError: for complex values.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fnp.i0(np.array([0.0, 1.0]))
+    array([1.        , 1.26606588])
+    >>> float(fd.grad(fnp.i0)(1.0))  # I1(1)
+    0.565159103992485
+    """
+    return ew.bessel_i0(_float_or_f64_arg("i0", x))
+
 
 pow = power
 
@@ -317,5 +403,5 @@ __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
     "fmod", "negative", "positive", "power", "float_power", "square", "reciprocal", "sqrt",
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2",
-    "sinc", "divmod", "ldexp", "pow",
+    "sinc", "i0", "divmod", "ldexp", "frexp", "nextafter", "spacing", "pow",
 ]

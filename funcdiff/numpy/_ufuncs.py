@@ -17,9 +17,10 @@ from __future__ import annotations
 from funcdiff.numpy import (_arithmetic, _creation, _diagonals, _logic, _nan_reductions,
                             _quantiles, _reductions, _rounding, _spacing, _trigonometry)
 from funcdiff.numpy._arithmetic import (  # noqa: F401  re-exported: moved to _arithmetic
-    add, cbrt, divide, divmod, exp, exp2, expm1, float_power, floor_divide, fmod, ldexp, log,
-    log10, log1p, log2, logaddexp, logaddexp2, mod, multiply, negative, positive, pow, power,
-    reciprocal, remainder, sinc, sqrt, square, subtract, true_divide)
+    add, cbrt, divide, divmod, exp, exp2, expm1, float_power, floor_divide, fmod, frexp, i0,
+    ldexp, log, log10, log1p, log2, logaddexp, logaddexp2, mod, multiply, negative, nextafter,
+    positive, pow, power, reciprocal, remainder, sinc, spacing, sqrt, square, subtract,
+    true_divide)
 from funcdiff.numpy._trigonometry import (  # noqa: F401  re-exported: moved to _trigonometry
     acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan,
     atan2, atanh, cos, cosh, deg2rad, degrees, hypot, rad2deg, radians, sin, sinh, tan, tanh)

@@ -1,11 +1,13 @@
-"""numpy's window functions: hamming, hanning, bartlett, blackman.
+"""numpy's window functions: hamming, hanning, bartlett, blackman, kaiser.
 
-A window depends only on its length ``M``, a Python int that fixes the shape,
-so it is a float64 constant computed from ``M`` alone (numpy's formulas, as
-numpy arrays: constants need no primitive). ``M < 1`` gives an empty window
-and ``M == 1`` the window ``[1.]``, as in numpy. ``kaiser`` is not provided:
-it needs the modified Bessel function ``i0``, which funcdiff.numpy does not
-have yet.
+The shape of a window is fixed by its length ``M``, a Python int. The cosine
+and triangular windows depend on ``M`` alone, so they are float64 constants
+computed from it (numpy's formulas, as numpy arrays: constants need no
+primitive). The Kaiser window also depends on its shape parameter ``beta``,
+which may be traced: it is built from ``i0``'s primitive with numpy's
+formula, so its values are numpy's bit for bit and it is differentiable in
+``beta``. ``M < 1`` gives an empty window and ``M == 1`` the window ``[1.]``,
+as in numpy.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from funcdiff.core import Tracer
+from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.numpy import _util
+from funcdiff.numpy._ufunc_support import _F64, _array, _cast
+from funcdiff.primitives import elementwise as ew
 
 
 def _length(M: Any, name: str) -> int:
@@ -93,4 +97,47 @@ def bartlett(M):
     return _window("bartlett", M, lambda n, M: 1.0 - np.abs(2.0 * n / (M - 1) - 1.0))
 
 
-__all__ = ["hamming", "hanning", "bartlett", "blackman"]
+def kaiser(M, beta):
+    """The Kaiser window of ``M`` points with shape parameter ``beta`` (numpy.kaiser).
+
+    ``i0(beta * sqrt(1 - (2 n / (M - 1) - 1)**2)) / i0(beta)`` for n = 0 ... M - 1,
+    with numpy's operations in numpy's order, so the values are numpy's bit for
+    bit. The window is float64, as numpy's, and differentiable in ``beta``,
+    which may be traced (numpy.kaiser itself cannot take a traced ``beta``: it
+    converts it with numpy.array; call funcdiff.numpy.kaiser).
+
+    Args:
+      M: the number of points, a Python int.
+      beta: a real scalar (0-d); 0 gives the rectangular window, larger values
+        narrow the window.
+
+    Returns:
+      A float64 array of shape ``(max(M, 0),)``.
+
+    Raises:
+      InvalidArgumentError: if ``M`` is not an int or ``beta`` is not a scalar.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp
+    >>> fnp.kaiser(4, 5.0)
+    array([0.03671089, 0.7753221 , 0.7753221 , 0.03671089])
+    >>> round(float(fd.grad(lambda b: fnp.kaiser(3, b)[0])(2.0)), 6)  # -I1(2) / I0(2)**2
+    -0.306097
+    """
+    M = _length(M, "kaiser")
+    beta = _array("kaiser", beta)
+    if get_aval(beta).shape != () or beta.dtype.kind not in "biuf":
+        raise InvalidArgumentError(
+            f"funcdiff.numpy.kaiser: beta must be a real scalar, got {get_aval(beta).str_short()}"
+            "; make one window per beta (e.g. with fd.vmap over beta).")
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    beta = _cast(beta, _F64)
+    n = np.arange(M, dtype=np.float64)
+    alpha = (M - 1) / 2.0
+    radius = np.sqrt(1 - ((n - alpha) / alpha) ** 2.0)  # a constant of M alone
+    return ew.div(ew.bessel_i0(ew.mul(beta, radius)), ew.bessel_i0(beta))
+
+
+__all__ = ["hamming", "hanning", "bartlett", "blackman", "kaiser"]
