@@ -1,9 +1,9 @@
-"""gcd, lcm, the shifts, frexp, nextafter, spacing, i0 and kaiser: numpy's values and
+"""gcd, lcm, the shifts, frexp, ldexp, nextafter, spacing, i0 and kaiser: numpy's values and
 dtypes bit for bit (each binds a primitive whose impl is numpy's), over integer dtypes
 (negative values, zeros, counts past the bit width) and float dtypes (inf, NaN, signed
 zeros, denormals), with broadcasting and numpy 2's promotion; jit against eager; vmap
 against a loop; derivatives to order 2 in both modes where there are any (frexp's
-mantissa, i0, kaiser in beta), the zero derivative of spacing and the error of
+mantissa, ldexp in x, i0, kaiser in beta), the zero derivative of spacing and the error of
 nextafter's; numpy calls on tracers dispatching here; and the errors for dtypes numpy
 has no loop for either.
 """
@@ -100,6 +100,19 @@ ROWS = [
     Row("frexp-int8", *both("frexp"), (_ints(5, dtype="i1"),)),
     Row("frexp-bool", *both("frexp"), (np.array([True, False]),)),
     Row("frexp-0d", *both("frexp"), (np.array(-6.5),)),
+    Row("ldexp-float64-edges", *both("ldexp"),
+        (np.array([0.75, 0.5, 3.0, 1.0, -0.6, 1.5, np.inf, np.nan, -0.0, 5e-324]),
+         np.array([1024, 1024, -1075, -1074, -1070, 2000, -3, 4, 7, 1100]))),
+    Row("ldexp-float32-edges", *both("ldexp"), (np.array([1.0, 0.75, 1.5, 3.0], np.float32),
+                                                np.array([127, 128, -149, -150], np.int32))),
+    Row("ldexp-broadcast-int8", *both("ldexp"), (_floats(3, 1), _ints(4, dtype="i1"))),
+    Row("ldexp-int-x", *both("ldexp"), (_ints(4, dtype="i1"), _ints(4, dtype="u2", lo=0, hi=5))),
+    Row("ldexp-bool-exponent", *both("ldexp"), (_floats(3, dtype="f4"),
+                                                np.array([True, False, True]))),
+    Row("ldexp-frexp-round-trip", lambda x: fnp.ldexp(*fnp.frexp(x)),
+        lambda x: np.ldexp(*np.frexp(x)), (SPECIAL64,)),
+    Row("ldexp-frexp-round-trip-float32", lambda x: fnp.ldexp(*fnp.frexp(x)),
+        lambda x: np.ldexp(*np.frexp(x)), (SPECIAL32,)),
     Row("nextafter-float64-special", *both("nextafter"),
         (np.repeat(SPECIAL64, SPECIAL64.size), np.tile(SPECIAL64, SPECIAL64.size))),
     Row("nextafter-float32-special", *both("nextafter"),
@@ -132,7 +145,8 @@ def test_values_and_dtypes_match_numpy(row):
 
 def test_python_scalars_match_numpy():
     cases = [("gcd", (12, -18)), ("lcm", (4, 6)), ("left_shift", (3, 4)),
-             ("right_shift", (-9, 1)), ("frexp", (12.0,)), ("frexp", (3,)),
+             ("right_shift", (-9, 1)), ("frexp", (12.0,)), ("frexp", (3,)), ("ldexp", (3, 2)),
+             ("ldexp", (0.75, 1024)),
              ("nextafter", (1.0, 0)), ("nextafter", (1, 2)), ("spacing", (1.0,)),
              ("spacing", (True,)), ("i0", (2.0,)), ("i0", (3,))]
     for name, args in cases:
@@ -166,6 +180,7 @@ def _binades(*shape):
 GRAD_ROWS = [
     ("frexp-mantissa", lambda x: fnp.frexp(x)[0], (_binades(3, 4),)),
     ("frexp-mantissa-times-x", lambda x: fnp.frexp(x)[0] * x ** 2, (_binades(5),)),
+    ("ldexp", lambda x: fnp.ldexp(x, np.array([[3], [-2]])) * x, (_floats(4),)),
     ("i0", fnp.i0, (np.array([-12.0, -8.5, -1.3, 0.0, 0.4, 7.9, 8.1, 20.0]),)),
     ("i0-composed", lambda x, y: fnp.i0(x * y) / fnp.i0(y), (_floats(4), _floats(4))),
     ("kaiser-beta", lambda b: fnp.kaiser(7, b), (np.array(3.5),)),
@@ -305,6 +320,10 @@ ERRORS = [
      r"kaiser: beta must be a real scalar, got f64\[3\]"),
     ("kaiser-M-float", lambda: fnp.kaiser(4.5, 1.0), InvalidArgumentError,
      r"kaiser: M is the number of points"),
+    ("ldexp-float-exponent", lambda: fnp.ldexp(np.ones(2), 1.5), DTypeError,
+     r"ldexp needs integer exponents.*float64"),
+    ("ldexp-uint64-exponent", lambda: fnp.ldexp(np.ones(2), np.uint64(3)), DTypeError,
+     r"ldexp needs integer exponents \(not uint64"),
     ("gcd-shapes", lambda: fnp.gcd(np.ones(3, int), np.ones(4, int)), ValueError,
      r"gcd cannot broadcast shapes \(3,\) and \(4,\)"),
 ]

@@ -74,6 +74,11 @@ def SHIFTS(rng, shape, dtype):
     return rng.integers(-3, 8 * dtype.itemsize + 3, shape).astype(dtype)
 
 
+def EXPONENTS(rng, shape, dtype):
+    """int32 exponents for ldexp, whatever the dtype of the row."""
+    return rng.integers(-6, 7, shape).astype(np.int32)
+
+
 def PRED(rng, shape, dtype):
     return rng.random(shape) < 0.5
 
@@ -202,6 +207,7 @@ ROWS = [
     unary(E.frexp_p, lambda x: np.frexp(x)[1], NONFINITE, diff=False, out=1,
           name="frexp-exponent"),
     binary(E.nextafter_p, np.nextafter, NONFINITE, TIES, diff=False),
+    binary(E.ldexp_p, np.ldexp, U(-3, 3), EXPONENTS),
     binary(E.gcd_p, np.gcd, U(-20, 20), TIES, INTEGERS, diff=False),
     binary(E.lcm_p, np.lcm, U(-20, 20), TIES, INTEGERS, diff=False),
     binary(E.shift_left_p, np.left_shift, U(-20, 20), SHIFTS, INTEGERS, diff=False),
@@ -678,6 +684,21 @@ def test_nextafter_is_not_differentiable():
     np.testing.assert_array_equal(t, np.nextafter(one, two))
 
 
+def test_ldexp_rounds_once_and_is_linear_in_x():
+    x = np.array([0.75, 0.5, 3.0, 1.0, -0.6, 1.5])
+    e = np.array([1024, 1024, -1075, -1074, -1070, 2000], np.int32)
+    with np.errstate(over="ignore"):
+        assert_matches(E.ldexp(x, e), np.ldexp(x, e))  # 2**1024 alone would overflow
+        assert_matches(fd.jit(E.ldexp)(x, e), np.ldexp(x, e))
+    x32 = np.array([1.0, 0.75, 1.5], np.float32)
+    e32 = np.array([127, -149, -149], np.int32)
+    assert_matches(E.ldexp(x32, e32), np.ldexp(x32, e32))
+    f_t = fd.linear_transpose(lambda v: E.ldexp(v, np.array([[1], [-1]], np.int32)), np.ones(3))
+    np.testing.assert_array_equal(f_t(np.ones((2, 3)))[0], np.full(3, 2.5))
+    _, t = fd.jvp(lambda v: E.ldexp(v, np.int32(3)), (np.array([1.5, -2.0]),), (np.ones(2),))
+    np.testing.assert_array_equal(t, [8.0, 8.0])
+
+
 def test_integer_primitives_follow_numpy_at_the_edges():
     i8 = np.array([-128, -128, 127, -7, 0, 5], np.int8)
     j8 = np.array([0, -128, -1, 0, 0, 10], np.int8)
@@ -731,6 +752,8 @@ ERRORS = [
     ("frexp-int", E.frexp, (i3,), DTypeError, ["frexp", "floating"]),
     ("nextafter-int", E.nextafter, (i3, i3), DTypeError, ["nextafter", "floating"]),
     ("spacing-int", E.spacing, (i3,), DTypeError, ["spacing", "floating"]),
+    ("ldexp-float-exponent", E.ldexp, (f3, f3), DTypeError, ["ldexp", "int32 or int64", "float64"]),
+    ("ldexp-int-x", E.ldexp, (i3, i3), DTypeError, ["ldexp", "floating x", "int64"]),
     ("bessel_i0-int", E.bessel_i0, (i3,), DTypeError, ["bessel_i0", "floating"]),
 ]
 
@@ -772,7 +795,7 @@ MODULE_PRIMS = [v for v in vars(E).values() if isinstance(v, Primitive)]
 
 def test_every_primitive_has_a_row_and_every_slot():
     assert {r.prim for r in ROWS} | {E.iota_p} == set(MODULE_PRIMS)
-    assert len(MODULE_PRIMS) == 69
+    assert len(MODULE_PRIMS) == 70
     for p in MODULE_PRIMS:
         for slot in ("impl", "abstract_eval", "batch", "cost"):
             assert getattr(p, slot) is not None, (p, slot)

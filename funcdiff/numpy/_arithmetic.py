@@ -7,11 +7,11 @@ the binary primitives broadcast by themselves. Integer semantics follow numpy
 where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
 ints is exact); only floats are differentiated. Functions that could overflow
 or lose accuracy in the obvious formula (``logaddexp``) use a stable one.
-``frexp``, ``nextafter``, ``spacing`` and ``i0`` each bind one primitive whose
-impl is numpy's, so their values are numpy's bit for bit; the mantissa of
-``frexp`` is differentiable, ``spacing`` has a zero derivative and
-``nextafter``, as in JAX, none. The trigonometric and hyperbolic functions are
-in ``_trigonometry``.
+``ldexp``, ``frexp``, ``nextafter``, ``spacing`` and ``i0`` each bind one
+primitive whose impl is numpy's, so their values are numpy's bit for bit;
+``ldexp`` is linear in ``x1``, the mantissa of ``frexp`` is differentiable,
+``spacing`` has a zero derivative and ``nextafter``, as in JAX, none. The
+trigonometric and hyperbolic functions are in ``_trigonometry``.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import DTypeError, InvalidArgumentError
-from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT8, _arg, _array, _binary_ufunc, _c,
-                                           _cast, _check_broadcast, _float_arg, _fname, _no_bool,
-                                           _num_arg, _promote, _promote_divide, _promote_float,
-                                           _promote_int_bool, _reject_out, _result_dtype,
-                                           _ufunc_options, _unary_ufunc)
+from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT8, _INT64, _UINT64, _arg, _array,
+                                           _binary_ufunc, _c, _cast, _check_broadcast,
+                                           _float_arg, _fname, _no_bool, _num_arg, _promote,
+                                           _promote_divide, _promote_float, _promote_int_bool,
+                                           _reject_out, _result_dtype, _ufunc_options,
+                                           _unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 
@@ -35,6 +36,7 @@ from funcdiff.primitives import structural
 # Arithmetic
 
 _LN2 = math.log(2.0)
+_INT32 = np.dtype(np.int32)
 
 
 def _subtract(x, y):
@@ -281,7 +283,24 @@ logaddexp2 = _binary_ufunc("logaddexp2", _promote_float, _logaddexp2,
 
 
 def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
-    """``x1 * 2**x2`` for integer ``x2`` (like ``numpy.ldexp``); differentiable in ``x1``.
+    """``x1 * 2**x2`` for integer ``x2``, rounded once (like ``numpy.ldexp``).
+
+    Values are numpy's bit for bit, also where ``2**x2`` alone would overflow or
+    underflow (``ldexp(0.75, 1024)`` is finite, ``ldexp(3.0, -1075)`` is the
+    nearest denormal). The result has the float dtype of ``x1`` (integers
+    compute in the smallest float that holds them, as numpy). Linear, so
+    differentiable, in ``x1``; ``x2`` is an integer and has no derivative.
+
+    Args:
+      x1: array_like. x2: array_like of integers (not uint64: numpy neither).
+      out, where: not supported. dtype: optional dtype to compute ``x1`` in.
+
+    Returns:
+      The scaled values, broadcast against each other.
+
+    Raises:
+      DTypeError: for non-integer (or uint64) exponents.
+      ShapeError: if the shapes do not broadcast.
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.ldexp(np.array([0.75, 1.0]), 3)
@@ -291,10 +310,13 @@ def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
         (x1,) = _ufunc_options("ldexp", (x1,), out, where, dtype)
     x = _float_arg("ldexp", x1)
     e = _array("ldexp", x2)
-    if e.dtype.kind not in "biu":
-        raise DTypeError(f"{_fname('ldexp')} needs integer exponents, got {e.dtype}")
+    if e.dtype.kind not in "biu" or e.dtype == _UINT64:
+        raise DTypeError(f"{_fname('ldexp')} needs integer exponents (not uint64, which numpy "
+                         f"has no loop for either), got {e.dtype}; convert with astype(np.int64).")
+    if e.dtype != _INT32:
+        e = _cast(e, _INT64)  # numpy's loops take int32 or int64 exponents; values unchanged
     try:
-        return ew.mul(x, ew.exp2(_cast(e, x.dtype)))
+        return ew.ldexp(x, e)
     except ValueError:
         _check_broadcast("ldexp", x, e)
         raise

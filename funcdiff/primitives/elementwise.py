@@ -7,7 +7,7 @@ defined in the module of its concept and re-exported: ``elementwise_arithmetic``
 ``elementwise_math`` (sign, abs, exponentials, logarithms, pow,
 integer_pow, roots, trigonometric, hyperbolic, logistic and special
 functions) and ``elementwise_bits`` (integer shifts, gcd and lcm; frexp,
-nextafter and spacing), with the operand-kind checks and rule helpers they
+ldexp, nextafter and spacing), with the operand-kind checks and rule helpers they
 share in ``elementwise_common``.
 
 Defined here: ``convert_element_type``, the cast between dtypes (numpy
@@ -55,8 +55,8 @@ from funcdiff.primitives.elementwise_math import (  # noqa: F401
     _one_minus_square, _polygamma_abstract_eval, _polygamma_derivative, _polygamma_jvp,
     _polygamma_vjp, _pow_d_base, _pow_d_exponent)
 from funcdiff.primitives.elementwise_bits import (  # noqa: F401
-    frexp, frexp_p, gcd, gcd_p, lcm, lcm_p, nextafter, nextafter_p, shift_left, shift_left_p,
-    shift_right, shift_right_p, spacing, spacing_p)
+    frexp, frexp_p, gcd, gcd_p, lcm, lcm_p, ldexp, ldexp_p, nextafter, nextafter_p, shift_left,
+    shift_left_p, shift_right, shift_right_p, spacing, spacing_p)
 
 # --- convert_element_type ---------------------------------------------------------
 

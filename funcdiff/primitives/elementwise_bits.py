@@ -1,5 +1,5 @@
 """Elementwise primitives on the representation of numbers: integer shifts, gcd and
-lcm, and the parts of floating-point values (frexp, nextafter, spacing).
+lcm, and the parts of floating-point values (frexp, ldexp, nextafter, spacing).
 
 Every impl is the numpy ufunc of the same meaning, so values are numpy's bit
 for bit, edge cases included: a shift by a count outside [0, bits) gives 0
@@ -13,7 +13,9 @@ casts booleans to int8 first, as numpy does) and have no derivative.
 Derivatives of the float ones: frexp returns ``(mantissa, exponent)`` with an
 int32 exponent; the mantissa ``x * 2**-exponent`` has the derivative
 ``2**-exponent`` (a power of two, exact; inf where it overflows, below the
-normal range, and 1 at 0, inf and NaN, where the exponent is 0). spacing is
+normal range, and 1 at 0, inf and NaN, where the exponent is 0). Its inverse
+``ldexp(x, e) = x * 2**e`` (an int32 or int64 ``e``) is linear in ``x``: its
+tangent and cotangent are scaled by ``ldexp`` itself, exactly. spacing is
 piecewise constant, so its derivative is zero, like floor's. nextafter moves
 its first operand by one unit in the last place: it is neither constant nor
 the identity, and, as in JAX (whose nextafter has no differentiation rule),
@@ -25,15 +27,15 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
-from funcdiff.errors import DifferentiationError
-from funcdiff.primitives.cards import (checked_impl, make_op, multi_output_elementwise_batch,
-                                       nbytes)
+from funcdiff.errors import DifferentiationError, DTypeError
+from funcdiff.primitives.cards import (broadcast_shapes, checked_impl, deflinear,
+                                       elementwise_batch, elementwise_cost, make_op,
+                                       multi_output_elementwise_batch, nbytes)
 from funcdiff.primitives.elementwise_arithmetic import neg, safe_mul
 from funcdiff.primitives.elementwise_common import (_FLOAT, _INTEGER, _accepts, _binary, _const,
-                                                    _unary)
-from funcdiff.primitives.elementwise_math import pow
+                                                    _unary, _unbroadcast_ct)
 
-_INT32 = np.dtype(np.int32)
+_INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
 
 
 def _integer_binary(name, impl, flops=1):
@@ -77,6 +79,30 @@ nextafter_p.jvp = _nextafter_jvp
 nextafter = make_op(nextafter_p, "Elementwise next float after x1 in the direction of x2 "
                                  "(numpy.nextafter); not differentiable.")
 
+ldexp_p = Primitive("ldexp")
+
+
+def _ldexp_abstract_eval(x, e):
+    shape = broadcast_shapes("ldexp", x.shape, e.shape)
+    if x.dtype.kind != "f" or e.dtype not in (_INT32, _INT64):
+        raise DTypeError(
+            f"the primitive ldexp needs a floating x and an int32 or int64 exponent e, but "
+            f"got {x.dtype.name} and {e.dtype.name}. funcdiff.numpy.ldexp converts them; at "
+            "the primitive level use convert_element_type.")
+    return ShapedArray(shape, x.dtype)
+
+
+def _ldexp_transpose(ct, x, e):
+    return [_unbroadcast_ct(ldexp(ct, e), x), None]
+
+
+ldexp_p.impl = checked_impl(np.ldexp, _ldexp_abstract_eval)
+ldexp_p.abstract_eval = _ldexp_abstract_eval
+deflinear(ldexp_p, _ldexp_transpose, num_linear=1)  # linear in x; e is an integer
+ldexp_p.batch = elementwise_batch(ldexp_p)
+ldexp_p.cost = elementwise_cost(1)
+ldexp = make_op(ldexp_p, "Elementwise x * 2**e for an integer e, rounded once (numpy.ldexp).")
+
 frexp_p = Primitive("frexp", multiple_results=True)
 
 
@@ -89,10 +115,9 @@ def _frexp_abstract_eval(x):
 
 
 def _mantissa_derivative(x, exponent):
-    """``2**-exponent`` in ``x``'s dtype: a pow of 2, exact for every int exponent (the
-    exponent, an integer, carries no tangent, so higher derivatives are zero)."""
-    from funcdiff.primitives.elementwise import convert_element_type  # defined after this module
-    return pow(_const(x, 2), neg(convert_element_type(exponent, get_aval(x).dtype)))
+    """``2**-exponent`` in ``x``'s dtype, exactly (ldexp of 1). Its operands carry no
+    tangent, so the higher derivatives of the mantissa are zero."""
+    return ldexp(_const(x, 1), neg(exponent))
 
 
 def _frexp_jvp(primals, tangents):
