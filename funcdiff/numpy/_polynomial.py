@@ -51,6 +51,15 @@ def _coefficients(x: Any, name: str, arg: str, *, ndim_one: bool = True) -> Any:
     return x
 
 
+def _check_nonempty(name: str, **arrays) -> None:
+    """numpy rejects empty coefficient arrays in polymul and polydiv; so does funcdiff."""
+    for arg, a in arrays.items():
+        if _util.shape_of(a)[0] == 0:
+            raise ShapeError(f"funcdiff.numpy.{name} needs non-empty coefficient arrays "
+                             f"(numpy rejects empty ones too), but {arg} is empty; write the "
+                             f"zero polynomial as [0.].")
+
+
 def polyval(p: Any, x: Any) -> Any:
     """The polynomial with coefficients ``p`` evaluated at ``x`` (numpy.polyval).
 
@@ -166,11 +175,7 @@ def polymul(a1: Any, a2: Any) -> Any:
     array([ 1.,  0., -4.])
     """
     a1, a2 = _coefficients(a1, "polymul", "a1"), _coefficients(a2, "polymul", "a2")
-    for arg, a in (("a1", a1), ("a2", a2)):
-        if _util.shape_of(a)[0] == 0:
-            raise ShapeError(f"funcdiff.numpy.polymul needs non-empty coefficient arrays "
-                             f"(numpy rejects empty ones too), but {arg} is empty; write the "
-                             f"zero polynomial as [0.].")
+    _check_nonempty("polymul", a1=a1, a2=a2)
     return fnp.convolve(a1, a2)
 
 
@@ -208,11 +213,7 @@ def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
     (array([1., 2.]), array([3.]))
     """
     u, v = _coefficients(u, "polydiv", "u"), _coefficients(v, "polydiv", "v")
-    for arg, a in (("u", u), ("v", v)):
-        if _util.shape_of(a)[0] == 0:
-            raise ShapeError(f"funcdiff.numpy.polydiv needs non-empty coefficient arrays "
-                             f"(numpy rejects empty ones too), but {arg} is empty; write the "
-                             f"zero polynomial as [0.].")
+    _check_nonempty("polydiv", u=u, v=v)
     u, v = _util.promote_to_float("polydiv", u, v)
     m, n = _util.shape_of(u)[0] - 1, _util.shape_of(v)[0] - 1
     if m < n:  # the degree of u is below v's: all of u remains
