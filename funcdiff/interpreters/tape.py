@@ -23,8 +23,11 @@ the same derivative as their jvp), the transpose rule for linear primitives,
 and for every other primitive a linearization of that single primitive: planned
 once per signature and replayed where it can be (``tape_programs``: linear
 algebra, sort, cumulative products, repeated jit calls), else run when the
-node is recorded (control flow and checkpoint, whose programs are new on each
-call); either way they behave exactly as under ``linearize``. Calls of
+node is recorded (checkpoint, whose program is new on each call); either way
+they behave exactly as under ``linearize``. Loops and branches (``scan``,
+``while``, ``cond``) are not linearized at all: they run on the tape by their
+definition, their bodies recorded operation by operation (``tape_control``).
+Calls of
 ``custom_vjp`` and ``custom_jvp`` functions record their own node
 (``TapeTrace.record``, ``TapeTrace.record_linearized``) without staging the
 function. Rules are written in
@@ -48,6 +51,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_avals,
                            _trace_stack, get_aval, new_main)
+from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
 from funcdiff.primitives.cards import BilinearPullback, BilinearRule, OutputFactor
@@ -234,6 +238,9 @@ class TapeTrace(Trace):
         if rule is None:
             rule = _derived_rule(primitive)
             if rule is None:
+                outs = run_on_tape(self, primitive, args, params)  # loops and branches
+                if outs is not None:
+                    return outs
                 return _linearized_node(self, primitive, primals, needed, params)
         if out is None:
             out = primitive.impl(*primals, **params)

@@ -18,7 +18,8 @@ traced (vmap of a vjp function, jit, differentiation of a function that
 calls grad), as with every tape node.
 
 Primitives whose params hold functions (custom rules) or several programs
-(control flow, traced anew on each eager call) are not planned, nor are
+(control flow, which the tape runs by its definition instead: ``tape_control``)
+are not planned, nor are
 signatures whose linearization cannot be staged from avals alone (a rule
 that reads values); they keep the per-call linearization. A primitive with
 one program in its params (a jit call, checkpoint) is planned when the same
