@@ -29,7 +29,7 @@ from funcdiff.interpreters.compile import CompiledProgram, compile_jaxpr
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 
 call_p = Primitive("call", multiple_results=True)
 
@@ -51,6 +51,52 @@ def compiled(jaxpr: ClosedJaxpr, name: str = "program") -> CompiledProgram:
             optimized = ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts, jaxpr.in_tree, jaxpr.out_tree)
         prog = _compiled[jaxpr] = compile_jaxpr(optimized, name)
     return prog
+
+
+# Compiling a program costs about as much as evaluating a few hundred of its
+# equations one by one: a program first seen with fewer evaluations ahead is
+# interpreted (control flow called eagerly traces a new body on every call).
+COMPILE_AFTER = 256
+_seen: "weakref.WeakKeyDictionary[ClosedJaxpr, bool]" = weakref.WeakKeyDictionary()
+
+
+def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
+    """A function evaluating ``jaxpr`` with numpy, to be called about ``runs``
+    times now (a loop body's trip count): the compiled program when there is
+    one, or when the runs times the equations reach ``COMPILE_AFTER``, or when
+    ``jaxpr`` was seen before (a loop inside a jitted function runs the same
+    body program on every call); else an interpreter of its equations' impls,
+    which costs nothing up front.
+
+    >>> import numpy as np
+    >>> from funcdiff.interpreters.staging import trace_to_jaxpr
+    >>> from funcdiff.core import ShapedArray
+    >>> jaxpr = trace_to_jaxpr(lambda x: [x * 2.0], [ShapedArray((), np.dtype("float64"))])
+    >>> runner(jaxpr, "double", 1)(np.float64(3.0))
+    [np.float64(6.0)]
+    """
+    prog = _compiled.get(jaxpr)
+    if prog is not None:
+        return prog
+    if runs * len(jaxpr.jaxpr.eqns) >= COMPILE_AFTER or jaxpr in _seen:
+        return compiled(jaxpr, name)
+    _seen[jaxpr] = True
+    return lambda *args: _run_impls(jaxpr, args)
+
+
+def _run_impls(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+    """``jaxpr`` evaluated equation by equation with the primitives' impls."""
+    j = jaxpr.jaxpr
+    env = dict(zip(j.constvars, jaxpr.consts))
+    env.update(zip(j.invars, args))
+    for eqn in j.eqns:
+        outs = eqn.primitive.impl(*[a.val if type(a) is Literal else env[a]
+                                    for a in eqn.invars], **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, outs))
+        else:
+            env[eqn.outvars[0]] = outs
+    return [a.val if type(a) is Literal else env[a] for a in j.outvars]
 
 
 def _derived_cache(jaxpr: ClosedJaxpr) -> dict:

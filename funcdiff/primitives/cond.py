@@ -20,7 +20,7 @@ import numpy as np
 from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval, zeros_array
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
-from funcdiff.interpreters.call import compiled
+from funcdiff.interpreters.call import runner
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.passes import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, concrete_or_none,
@@ -40,7 +40,7 @@ def _clamp(i: Any, n: int) -> int:
 
 
 def _cond_impl(index, *args, branches):
-    return compiled(branches[_clamp(index, len(branches))], "cond_branch")(*args)
+    return runner(branches[_clamp(index, len(branches))], "cond_branch", 1)(*args)
 
 
 def _cond_abstract_eval(index, *args, branches):

@@ -18,7 +18,7 @@ from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, tangent_aval, zeros_array
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
-from funcdiff.interpreters.call import compiled
+from funcdiff.interpreters.call import runner
 from funcdiff.interpreters.passes import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
@@ -34,7 +34,7 @@ scan_p = Primitive("scan", multiple_results=True)
 
 def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     consts, carry, xs = groups(args, num_consts, num_carry)
-    body = compiled(jaxpr, "scan_body")
+    body = runner(jaxpr, "scan_body", length)
     ys = [np.empty((length,) + a.shape, a.dtype) for a in jaxpr.out_avals[num_carry:]]
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         outs = body(*consts, *carry, *[x[i] for x in xs])

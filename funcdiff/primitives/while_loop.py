@@ -19,7 +19,7 @@ import numpy as np
 from funcdiff.core import (Primitive, ShapedArray, Zero, bind, find_top_trace, get_aval,
                            tangent_aval)
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
-from funcdiff.interpreters.call import compiled
+from funcdiff.interpreters.call import COMPILE_AFTER, compiled, runner
 from funcdiff.interpreters.passes import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
@@ -38,9 +38,17 @@ while_p = Primitive("while", multiple_results=True)
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cconsts, bconsts, carry = groups(args, cond_nconsts, body_nconsts)
-    cond_fn, body_fn = compiled(cond_jaxpr, "while_cond"), compiled(body_jaxpr, "while_body")
+    # The trip count is unknown: the programs start interpreted (runner) and are
+    # compiled once the loop has run long enough for that to pay.
+    cond_fn, body_fn = runner(cond_jaxpr, "while_cond", 1), runner(body_jaxpr, "while_body", 1)
+    compile_at = COMPILE_AFTER // max(1, len(cond_jaxpr.jaxpr.eqns) + len(body_jaxpr.jaxpr.eqns))
+    steps = 0
     while cond_fn(*cconsts, *carry)[0]:
         carry = body_fn(*bconsts, *carry)
+        steps += 1
+        if steps == compile_at:
+            cond_fn, body_fn = compiled(cond_jaxpr, "while_cond"), compiled(body_jaxpr,
+                                                                            "while_body")
     return list(carry)
 
 
