@@ -46,3 +46,31 @@ def assert_vmap_equals_a_loop(fn, args, scales=((1, 0), (1.5, 0.25), (0.5, -1.0)
         assert len(batched) == len(want)
         for got, w in zip(batched, want):
             np.testing.assert_allclose(got[k], w, rtol=1e-5, atol=1e-12)
+
+
+def transform_tests(rows, vmap_scales=((1, 0), (1.5, 0.25), (0.5, -1.0))):
+    """The three tests a table of rows (with ``name``, ``fn``, ``args`` and
+    ``grad``) shares: jit equals eager, vmap equals a loop, and, for the rows
+    marked ``grad`` (float64 arguments), check_grads to order 2 in both modes.
+    A test file binds them to module-level ``test_`` names, where pytest finds
+    them."""
+    import pytest
+    from funcdiff.test_util import check_grads
+
+    ids = [r.name for r in rows]
+    grad_rows = [r for r in rows if r.grad]
+
+    @pytest.mark.parametrize("row", rows, ids=ids)
+    def test_jit_equals_eager(row):
+        assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args), where=row.name)
+
+    @pytest.mark.parametrize("row", rows, ids=ids)
+    def test_vmap_equals_a_loop(row):
+        assert_vmap_equals_a_loop(row.fn, row.args, scales=vmap_scales)
+
+    @pytest.mark.parametrize("row", grad_rows, ids=[r.name for r in grad_rows])
+    def test_derivatives_to_order_two(row):
+        assert all(a.dtype == np.float64 for a in row.args)
+        check_grads(row.fn, row.args, order=2, modes=("fwd", "rev"))
+
+    return test_jit_equals_eager, test_vmap_equals_a_loop, test_derivatives_to_order_two

@@ -20,7 +20,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
-from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
+from numpy_tables import assert_matches, both, transform_tests
 
 RNG = np.random.default_rng(0)
 
@@ -154,23 +154,8 @@ def test_values_and_dtypes_match_numpy(row):
     assert_matches(row.fn(*row.args), row.ref(*row.args), row.dtype)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
-def test_jit_equals_eager(row):
-    assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args))
-
-
-@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
-def test_vmap_equals_a_loop(row):
-    assert_vmap_equals_a_loop(row.fn, row.args)
-
-
-GRAD_ROWS = [r for r in ROWS if r.grad]
-
-
-@pytest.mark.parametrize("row", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
-def test_derivatives_to_order_two(row):
-    assert all(a.dtype == np.float64 for a in row.args)
-    check_grads(row.fn, row.args, order=2, modes=("fwd", "rev"))
+test_jit_equals_eager, test_vmap_equals_a_loop, test_derivatives_to_order_two = \
+    transform_tests(ROWS)
 
 
 def test_derivatives_have_the_closed_forms():

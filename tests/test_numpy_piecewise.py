@@ -14,8 +14,7 @@ import pytest
 import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
-from funcdiff.test_util import check_grads
-from numpy_tables import assert_matches, assert_vmap_equals_a_loop
+from numpy_tables import assert_matches, transform_tests
 
 RNG = np.random.default_rng(0)
 X7 = np.array([-2.3, -1.1, -0.4, 0.3, 0.8, 1.6, 2.7])
@@ -97,23 +96,8 @@ def test_values_and_dtypes_match_numpy(row):
     assert_matches(row.fn(*row.args), row.ref(*row.args), row.dtype, where=row.name)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
-def test_jit_equals_eager(row):
-    assert_matches(fd.jit(row.fn)(*row.args), row.fn(*row.args), where=row.name)
-
-
-@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
-def test_vmap_equals_a_loop(row):
-    assert_vmap_equals_a_loop(row.fn, row.args)
-
-
-GRAD_ROWS = [r for r in ROWS if r.grad]
-
-
-@pytest.mark.parametrize("row", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
-def test_derivatives_to_order_two(row):
-    assert all(a.dtype == np.float64 for a in row.args)
-    check_grads(row.fn, row.args, order=2, modes=("fwd", "rev"))
+test_jit_equals_eager, test_vmap_equals_a_loop, test_derivatives_to_order_two = \
+    transform_tests(ROWS)
 
 
 def test_piecewise_derivatives_are_the_selected_pieces():
