@@ -154,6 +154,36 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     return [read(a) for a in jaxpr.outvars]
 
 
+def run_impls(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+    """Evaluate ``closed`` with each primitive's numpy impl, bypassing ``bind``.
+
+    Used by impl rules: they must compute values even when called while a
+    staging trace is active (constant folding in jit). Each intermediate is
+    dropped after its last use, so a recomputing backward pass holds only
+    what it still needs.
+    """
+    jaxpr = closed.jaxpr
+    env: dict = dict(zip(jaxpr.constvars, closed.consts))
+    env.update(zip(jaxpr.invars, args))
+    keep = {a for a in jaxpr.outvars if type(a) is not Literal}
+    last_use: dict = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.invars:
+            if type(a) is not Literal:
+                last_use[a] = i
+    for i, eqn in enumerate(jaxpr.eqns):
+        out = eqn.primitive.impl(*[a.val if type(a) is Literal else env[a] for a in eqn.invars],
+                                 **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, out))
+        else:
+            env[eqn.outvars[0]] = out
+        for a in eqn.invars:
+            if type(a) is not Literal and last_use[a] == i and a not in keep:
+                env.pop(a, None)
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
 # ---------------------------------------------------------------------------
 # Type checking
 

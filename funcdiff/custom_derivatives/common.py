@@ -25,7 +25,7 @@ from funcdiff.interpreters.batching import move_batch_axis
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
 from funcdiff.interpreters.transpose import add_cotangents
-from funcdiff.ir import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls  # noqa: F401  run_impls: re-exported
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
@@ -62,36 +62,6 @@ def closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     jaxpr = Jaxpr([j.constvars[i] for i in kept], [j.constvars[i] for i in lifted] + list(j.invars),
                   j.eqns, j.outvars)
     return ClosedJaxpr(jaxpr, [closed.consts[i] for i in kept]), [closed.consts[i] for i in lifted]
-
-
-def run_impls(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
-    """Evaluate ``closed`` with each primitive's numpy impl, bypassing ``bind``.
-
-    Used by impl rules: they must compute values even when called while a
-    staging trace is active (constant folding in jit). Each intermediate is
-    dropped after its last use, so a recomputing backward pass holds only
-    what it still needs.
-    """
-    jaxpr = closed.jaxpr
-    env: dict = dict(zip(jaxpr.constvars, closed.consts))
-    env.update(zip(jaxpr.invars, args))
-    keep = {a for a in jaxpr.outvars if type(a) is not Literal}
-    last_use: dict = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for a in eqn.invars:
-            if type(a) is not Literal:
-                last_use[a] = i
-    for i, eqn in enumerate(jaxpr.eqns):
-        out = eqn.primitive.impl(*[a.val if type(a) is Literal else env[a] for a in eqn.invars],
-                                 **eqn.params)
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, out))
-        else:
-            env[eqn.outvars[0]] = out
-        for a in eqn.invars:
-            if type(a) is not Literal and last_use[a] == i and a not in keep:
-                env.pop(a, None)
-    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
 
 
 def batch_to_front(vals: Sequence[Any], dims: Sequence[int | None]) -> tuple[list, list, int]:

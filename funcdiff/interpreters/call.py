@@ -29,7 +29,7 @@ from funcdiff.interpreters.compile import CompiledProgram, compile_jaxpr
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from funcdiff.ir import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls
 
 call_p = Primitive("call", multiple_results=True)
 
@@ -81,22 +81,7 @@ def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
     if runs * len(jaxpr.jaxpr.eqns) >= COMPILE_AFTER or jaxpr in _seen:
         return compiled(jaxpr, name)
     _seen[jaxpr] = True
-    return lambda *args: _run_impls(jaxpr, args)
-
-
-def _run_impls(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
-    """``jaxpr`` evaluated equation by equation with the primitives' impls."""
-    j = jaxpr.jaxpr
-    env = dict(zip(j.constvars, jaxpr.consts))
-    env.update(zip(j.invars, args))
-    for eqn in j.eqns:
-        outs = eqn.primitive.impl(*[a.val if type(a) is Literal else env[a]
-                                    for a in eqn.invars], **eqn.params)
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs))
-        else:
-            env[eqn.outvars[0]] = outs
-    return [a.val if type(a) is Literal else env[a] for a in j.outvars]
+    return lambda *args: run_impls(jaxpr, args)
 
 
 def _derived_cache(jaxpr: ClosedJaxpr) -> dict:

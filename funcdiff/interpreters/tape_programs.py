@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, _trace_stack, get_aval
-from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls
 
 _plans: dict = {}  # signature -> _Plan, or None where the signature cannot be planned
 _MAX_PLANS = 512
@@ -75,7 +75,6 @@ def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
     plan = _plan_for(primitive, primals, needed, params)
     if plan is None:
         return None
-    from funcdiff.custom_derivatives.common import run_impls
     results = run_impls(plan.forward, primals)
     outs, saved = results[:plan.num_out], results[plan.num_out:]
     defined = list(saved) + [primals[i] for i in plan.used_inputs]
