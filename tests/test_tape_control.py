@@ -96,3 +96,35 @@ def test_the_pullback_of_a_loop_can_be_called_again():
     _, pullback = fd.vjp(lambda x: _rnn(x)[1], _X)
     ct = np.ones((4, 3))
     np.testing.assert_array_equal(pullback(ct)[0], pullback(ct)[0])
+
+
+def _layer(h):
+    return fnp.tanh(_W @ h + 0.1) * fnp.sin(h)
+
+
+@pytest.mark.parametrize("policy", [None, "everything_saveable", "dots_saveable"])
+def test_checkpoint_on_the_tape(policy, monkeypatch):
+    """The default policy keeps only a checkpoint's inputs (one node, its body
+    recomputed on a tape of its own by the pullback); everything_saveable runs
+    the body on the tape; other policies keep their linearization."""
+    def f(x):
+        for _ in range(3):
+            x = fd.checkpoint(_layer, policy=policy)(x)
+        return fnp.sum(x * x)
+    with tape.disabled():
+        want = fd.grad(f)(_X)
+    if policy != "dots_saveable":
+        monkeypatch.setattr(tape.TapeTrace, "record_linearized", None)
+    np.testing.assert_allclose(fd.grad(f)(_X), want, rtol=1e-12, atol=1e-14)
+    (_,), fn = tape.tape_vjp_flat(lambda x: [f(x)], [_X])
+    if policy is None:
+        assert sum(node[0] is not None for node in fn.nodes) == 3 + 1  # + the sum
+    y, pullback = fd.vjp(lambda x: fd.checkpoint(_layer, policy=policy)(x), _X)
+    with tape.disabled():
+        _, staged = fd.vjp(lambda x: fd.checkpoint(_layer, policy=policy)(x), _X)
+    cts = np.random.default_rng(2).standard_normal((2, 3))
+    np.testing.assert_allclose(fd.vmap(pullback)(cts)[0], fd.vmap(staged)(cts)[0], rtol=1e-12)
+    np.testing.assert_allclose(fd.jit(pullback)(cts[0])[0], staged(cts[0])[0], rtol=1e-12)
+    np.testing.assert_allclose(pullback(cts[1])[0], staged(cts[1])[0], rtol=1e-12)
+    np.testing.assert_allclose(fd.jacrev(fd.checkpoint(_layer, policy=policy))(_X),
+                               fd.jacfwd(_layer)(_X), rtol=1e-12, atol=1e-14)

@@ -23,10 +23,13 @@ the same derivative as their jvp), the transpose rule for linear primitives,
 and for every other primitive a linearization of that single primitive: planned
 once per signature and replayed where it can be (``tape_programs``: linear
 algebra, sort, cumulative products, repeated jit calls), else run when the
-node is recorded (checkpoint, whose program is new on each call); either way
-they behave exactly as under ``linearize``. Loops and branches (``scan``,
-``while``, ``cond``) are not linearized at all: they run on the tape by their
-definition, their bodies recorded operation by operation (``tape_control``).
+node is recorded (checkpoint with a policy that saves some values, whose
+program is new on each call); either way they behave exactly as under
+``linearize``. Loops and branches (``scan``, ``while``, ``cond``) are not
+linearized at all: they run on the tape by their definition, their bodies
+recorded operation by operation, and a checkpoint that saves nothing keeps its
+inputs and recomputes its body on a tape of its own in the backward pass
+(``tape_control``).
 Calls of
 ``custom_vjp`` and ``custom_jvp`` functions record their own node
 (``TapeTrace.record``, ``TapeTrace.record_linearized``) without staging the

@@ -1,4 +1,4 @@
-"""Control flow on the eager tape: loops and branches run as what they stand for.
+"""Control flow and checkpoints on the eager tape: run as what they stand for.
 
 The tape meets ``scan``, ``while`` and ``cond`` with concrete operands, so it can
 run each as the Python loop or branch it describes: the body program is
@@ -15,6 +15,13 @@ as a linearized scan stacks them.
 outputs through one node each (``_unstacked``, ``_stacked``), whose pullbacks
 stack or slice the cotangents: O(size) in the backward pass, where a slicing
 node per iteration would pad a full-size cotangent each time.
+
+``checkpoint`` with its default policy (nothing saveable) computes its outputs
+with the impls, keeping nothing but its inputs, and records one node whose
+pullback runs the body again on a tape of its own and pulls that back (or,
+when the pullback itself is being transformed, linearizes the body then);
+with ``everything_saveable`` the body simply runs on the tape. Other policies
+keep the linearization that applies them.
 """
 
 from __future__ import annotations
@@ -24,16 +31,18 @@ from typing import Any, Callable
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import get_aval, instantiate
+from funcdiff.core import Tracer, get_aval, instantiate
 from funcdiff.interpreters.programs import groups
-from funcdiff.ir import eval_jaxpr
+from funcdiff.ir import eval_jaxpr, run_impls
 
 
 def run_on_tape(trace, primitive, args, params) -> list | None:
-    """The outputs of a control-flow ``primitive`` run on ``trace`` by its
-    definition, or None for any other primitive."""
+    """The outputs of a control-flow or checkpoint ``primitive`` run on ``trace``
+    by its definition, or None for any other primitive (or a checkpoint policy
+    that only a linearization applies)."""
     rule = _RULES.get(primitive.name)
-    return None if rule is None else [_on_tape(trace, o) for o in rule(trace, args, **params)]
+    outs = None if rule is None else rule(trace, args, **params)
+    return None if outs is None else [_on_tape(trace, o) for o in outs]
 
 
 def _value(x: Any) -> Any:
@@ -91,7 +100,42 @@ def _cond(trace, args, *, branches):
     return _run(branches[i], *operands)
 
 
-_RULES: dict[str, Callable] = {"scan": _scan, "while": _while, "cond": _cond}
+def _checkpoint(trace, args, *, jaxpr, policy, name):
+    from funcdiff._checkpoint_policies import checkpoint_policies
+    if policy is checkpoint_policies.everything_saveable:  # no recomputation
+        return _run(jaxpr, *args)
+    if policy is not checkpoint_policies.nothing_saveable:
+        return None
+    # Keep the inputs only: the outputs are computed now with the impls, and the
+    # node's pullback runs the body again, on a tape of its own.
+    primals = [_value(a) for a in args]
+    slots = [_slot(trace, a) for a in args]
+    outs = run_impls(jaxpr, primals)
+    return trace.record(outs, lambda cts: _recomputed(jaxpr, primals, slots, cts), slots)
+
+
+def _recomputed(jaxpr, primals: list, slots: list, cts: list) -> list:
+    """The cotangents of a checkpoint's inputs (None where not needed), its body
+    recomputed from ``primals``: on a tape when nothing else is tracing and the
+    cotangents are plain values, else linearized (a transformed pullback)."""
+    from funcdiff._checkpoint_sources import eval_with_sources
+    from funcdiff.interpreters import tape
+    from funcdiff.interpreters.linearize import linearize_flat
+    mask = [bool(s) for s in slots]
+
+    def body(*args):
+        return eval_with_sources(jaxpr, args)
+    if tape.usable() and not any(isinstance(c, Tracer) for c in cts):
+        _, fn = tape.tape_vjp_flat(body, primals, in_mask=mask)
+        cts_in = fn.pull_back(cts, release=True)
+    else:
+        _, lin = linearize_flat(body, primals, in_mask=mask)
+        cts_in = tape._pull_back_linear(cts, mask, lin)
+    return [c if m else None for c, m in zip(cts_in, mask)]
+
+
+_RULES: dict[str, Callable] = {"scan": _scan, "while": _while, "cond": _cond,
+                               "checkpoint": _checkpoint}
 
 
 # ---------------------------------------------------------------------------
