@@ -5,8 +5,9 @@
 function that branches on values falls back to being held as Python in a
 ``HeldFunction`` (a callable usable as a primitive param). Around that: the
 positional binding and checks of arguments and outputs (errors name the
-function), ``run_impls`` (evaluation below ``bind``, for impl rules), batch
-and zero helpers, and the tangent that closed-over operands contribute.
+function), ``run_impls`` (evaluation below ``bind``, for impl rules; it lives
+in ``funcdiff.ir`` and is re-exported here), batch and zero helpers, and the
+tangent that closed-over operands contribute.
 ``funcdiff.checkpoint`` reuses the staging and batching helpers.
 """
 
