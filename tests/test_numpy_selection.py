@@ -78,6 +78,11 @@ ROWS = [
         fixed=(0,)),
     Row("choose-array-choices", lambda a, c: fnp.choose(a, c), np.choose,
         (np.array([2, 0, 1]), _normal(3, 3)), fixed=(0,)),
+    # an array of scalar choices against a 2-D selector: each choice broadcasts alone
+    Row("choose-array-of-scalar-choices", lambda a, c: fnp.choose(a, c), np.choose,
+        (np.array([[1, 0, 2], [2, 2, 0]]), _normal(3)), fixed=(0,)),
+    Row("choose-array-choices-lower-rank", lambda a, c: fnp.choose(a, c), np.choose,
+        (np.array([[[1, 0], [0, 1]], [[1, 1], [0, 0]]]), _normal(2, 2)), fixed=(0,)),
     Row("choose-wrap", *_choose(mode="wrap"), (np.array([[-1, 5, 3], [0, 4, -4]]),
                                                _normal(3), _normal(2, 3))),
     Row("choose-clip", *_choose(mode="clip"), (np.array([-3, 0, 1, 7]), _normal(4), _normal(4))),

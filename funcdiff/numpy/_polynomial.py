@@ -165,7 +165,9 @@ def polymul(a1: Any, a2: Any) -> Any:
 
     Returns:
       The ``len(a1) + len(a2) - 1`` coefficients of ``a1 * a2``, in the
-      promoted dtype.
+      promoted dtype. numpy first strips leading zeros from the inputs (a
+      length that depends on the values); funcdiff keeps them, as JAX does by
+      default, so the result can start with zeros: the same polynomial.
 
     Raises:
       ShapeError: for an empty input (numpy rejects it too) or one of rank above 1.

@@ -97,6 +97,10 @@ def _stacked_choices(choices: Any, a_shape: tuple) -> Any:
                                    f"choices has shape {cshape}; pass a sequence of arrays or "
                                    "an array whose first axis enumerates them.")
     shape = broadcast_shapes("choose", a_shape, cshape[1:])
+    # each choice broadcasts against a on its own: a choice of lower rank gains
+    # its new axes after the choices' axis, not before it
+    stacked = fnp.reshape(stacked, (cshape[0],) + (1,) * (len(shape) - len(cshape) + 1)
+                          + cshape[1:])
     return fnp.broadcast_to(stacked, (cshape[0],) + shape)
 
 
