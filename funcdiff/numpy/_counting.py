@@ -164,10 +164,11 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
 
 def _monotonic(name: str, edges: np.ndarray, what: str) -> int:
     """+1 for non-decreasing concrete edges, -1 for decreasing ones, else an error."""
-    steps = np.diff(edges)
-    if np.all(steps >= 0):
+    # comparisons, not differences: np.diff of booleans is their xor, and of
+    # unsigned integers wraps around
+    if np.all(edges[1:] >= edges[:-1]):
         return 1
-    if np.all(steps <= 0):
+    if np.all(edges[1:] <= edges[:-1]):
         return -1
     raise InvalidArgumentError(f"funcdiff.numpy.{name} needs {what} that increase or decrease "
                                f"monotonically, got {edges!r:.80}. Sort them first.")

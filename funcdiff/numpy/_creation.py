@@ -310,8 +310,8 @@ def identity(n, dtype=None, *, like=None):
 def tri(N, M=None, k=0, dtype=float, *, like=None):
     """Ones at and below the ``k``-th diagonal (like ``numpy.tri``)."""
     name = _fname("tri")
-    N, k = operator.index(concrete_value(N, name)), operator.index(concrete_value(k, name))
-    M = None if M is None else operator.index(concrete_value(M, name))
+    N, k = _util.static_int(N, name, "N"), _util.static_int(k, name, "k")
+    M = None if M is None else _util.static_int(M, name, "M")
     return np.tri(N, M, k, _creation_dtype("tri", dtype))
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import builtins
 import functools
-import operator
 from typing import Any
 
 import numpy as np
 
-from funcdiff.core import concrete_value, get_aval
+from funcdiff.core import get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.numpy import _util
 from funcdiff.numpy._ufunc_support import _array, _c, _fname, _shape
@@ -49,7 +48,7 @@ def tril(m, k=0):
            [1., 1.]])
     """
     m = _array("tril", m)
-    k = operator.index(concrete_value(k, _fname("tril")))
+    k = _util.static_int(k, _fname("tril"), "k")
     return ew.select(_matrix_mask("tril", m, k, True), m, _c(m, 0))
 
 
@@ -62,7 +61,7 @@ def triu(m, k=0):
            [0., 1.]])
     """
     m = _array("triu", m)
-    k = operator.index(concrete_value(k, _fname("triu")))
+    k = _util.static_int(k, _fname("triu"), "k")
     return ew.select(_matrix_mask("triu", m, k, False), m, _c(m, 0))
 
 
@@ -84,7 +83,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
                          f"shape {shape}")
     if type(offset) is not int or type(axis1) is not int or type(axis2) is not int:
         name = _fname("diagonal")  # tracers, numpy integers, bools: plain ints first
-        offset = operator.index(concrete_value(offset, name))
+        offset = _util.static_int(offset, name, "offset")
         axis1 = _util.normalize_axis(axis1, len(shape), name)
         axis2 = _util.normalize_axis(axis2, len(shape), name)
     return _strided_diagonal(a, shape, offset, axis1, axis2)
@@ -142,7 +141,7 @@ def diag(v, k=0):
     """
     v = _array("diag", v)
     if type(k) is not int:
-        k = operator.index(concrete_value(k, _fname("diag")))
+        k = _util.static_int(k, _fname("diag"), "k")
     shape = _shape(v)
     if len(shape) == 2:
         return _strided_diagonal(v, shape, k, 0, 1)

@@ -174,7 +174,10 @@ def _plain_product(a, b):
     dtype, ``b`` a matrix or vector whose first axis matches ``a``'s last. One
     dot_general bound directly, or None for the general path."""
     dtype = getattr(a, "dtype", None)
-    if dtype is not None and dtype.kind == "f" and getattr(b, "dtype", None) == dtype:
+    # (b's dtype is compared only when it has one: np.dtype(None) is float64, so
+    # None == float64 dtype holds)
+    b_dtype = getattr(b, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and b_dtype is not None and b_dtype == dtype:
         a_shape, b_shape = a.shape, b.shape
         if a_shape and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]:
             return dot_general_p.bind(a, b,

@@ -198,9 +198,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     array([ True, False])
     """
     a, b = _arg("isclose", a), _arg("isclose", b)
+    if type(b) is complex:
+        b = _array("isclose", b)
     if type(b) in _PY_SCALARS:
         b = float(b)
-    elif b.dtype.kind != "f":
+    elif b.dtype.kind not in "fc":
         b = _cast(b, _result_dtype("isclose", b, 1.0))
     near = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
     result = logical_or(logical_and(near, isfinite(b)), equal(a, b))

@@ -5,7 +5,9 @@ the input elements, so the values are a gather of the inputs and carry their
 derivative (to the first occurrence of each value); indices are int64 and
 carry none. NaN follows numpy 2: the NaNs of one input are one value that
 equals no other value, so NaN is in no intersection, survives setdiff1d and
-may appear twice in setxor1d.
+may appear twice in setxor1d. A Python scalar input is weak, as in numpy 2
+generally: it takes the other input's dtype (numpy 2.4 itself makes it strong
+in intersect1d and setxor1d).
 
 How many values there are depends on the data. On concrete inputs (plain
 arrays, or tracers with a value, as under grad) numpy decides which elements
@@ -119,7 +121,9 @@ def gather_values(name: str, source: Any, positions: Any, valid: Any, fill_value
 def _promoted(name: str, ar1: Any, ar2: Any) -> tuple[Any, Any, Any]:
     """Both inputs flattened, and their concatenation in the promoted dtype."""
     a1, a2 = _flat(ar1, name), _flat(ar2, name)
-    dtype = dtypes.result_type(a1, a2)
+    # a Python scalar input is weak, as in numpy 2: it takes the other's dtype
+    dtype = dtypes.result_type(*[x if type(x) in (bool, int, float) else a
+                                 for x, a in ((ar1, a1), (ar2, a2))])
     return a1, a2, fnp.concatenate([_util.cast(a1, dtype), _util.cast(a2, dtype)])
 
 

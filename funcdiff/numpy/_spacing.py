@@ -10,12 +10,11 @@ both too, and returns its end points exactly as numpy does.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
-from funcdiff.core import Tracer, concrete_value
+from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.numpy import _util
 from funcdiff.numpy._arithmetic import power
@@ -51,7 +50,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
     name = _fname("linspace")
-    num = operator.index(concrete_value(num, name))
+    num = _util.static_int(num, name, "num")
     if num < 0:
         raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
     if not (_has_tracer(start) or _has_tracer(stop)):
@@ -142,7 +141,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     array([-2., -4., -8.])
     """
     name = _fname("geomspace")
-    num = operator.index(concrete_value(num, f"{name} (num)"))
+    num = _util.static_int(num, name, "num")
     if num < 0:
         raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
     start, stop = _util.promote_to_float(name, _arg("geomspace", start), _arg("geomspace", stop))

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import Tracer, get_aval
+from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError,
                              UnsupportedNumpyError)
 from funcdiff.primitives import elementwise, structural
@@ -126,6 +126,19 @@ def concrete_or_none(x: Any, name: str) -> np.ndarray | None:
         return np.asarray(x.to_concrete(f"funcdiff.numpy.{name}"))
     except ConcretizationError:
         return None
+
+
+def static_int(value: Any, name: str, arg: str) -> int:
+    """``value`` as a Python int, for a static integer argument ``arg`` of the
+    function ``name`` (a diagonal offset, a number of samples): a traced value
+    with a concrete value (under grad) is read, an abstract one gets
+    ``concrete_value``'s ConcretizationError, a non-integer an
+    InvalidArgumentError naming the argument."""
+    value = concrete_value(value, name)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(f"{name} needs an integer {arg}, got {value!r}") from None
 
 
 def static_count(value: Any, name: str, arg: str, purpose: str) -> int:
