@@ -56,7 +56,9 @@ def test_no_function_gives_a_different_number(dtype):
     checked = 0
     for name, ours, theirs in _pairs():
         for args in ((vector,), (matrix,), (vector, vector[::-1]), (matrix, vector[:2]),
-                     (matrix, vector[0].item()), (matrix[:1, :1],), (vector[0],)):
+                     (matrix, vector[0].item()), (matrix[:1, :1],), (vector[0],),
+                     (np.asarray(vector[1]),), (np.stack([matrix, matrix[::-1]]),),
+                     (vector[:0],)):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:  # copies: numpy's in-place functions (copyto, put, ...) write to them

@@ -113,8 +113,7 @@ def divmod(x1, x2, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.divmod(np.array([7, -7]), 3)
     (array([ 2, -3]), array([1, 2]))
     """
-    if out != (None, None) and out is not None:
-        _reject_out("divmod", out)
+    _reject_out("divmod", out)
     return (floor_divide(x1, x2, where=where, dtype=dtype),
             remainder(x1, x2, where=where, dtype=dtype))
 
@@ -345,8 +344,7 @@ def frexp(x, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.frexp(np.array([3.0, -0.25, 0.0]))
     (array([ 0.75, -0.5 ,  0.  ]), array([ 2, -1,  0], dtype=int32))
     """
-    if not (out is None or (type(out) is tuple and all(o is None for o in out))):
-        _reject_out("frexp", out)
+    _reject_out("frexp", out)
     (x,) = _ufunc_options("frexp", (x,), None, where, dtype)
     return tuple(ew.frexp(_float_arg("frexp", x)))
 

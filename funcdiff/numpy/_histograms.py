@@ -40,7 +40,8 @@ def _edges(name: str, column: Any, bins: Any, range_: Any, i: int) -> Any:
                                    f"1-D edges, got shape {bins.shape}.")
     count = _bin_count(name, bins, f"bins[{i}]")
     if range_ is None:  # numpy spaces the edges between the data's extremes, in their type
-        dtype = _util.dtype_of(column)
+        # (an empty column has none: numpy then uses the float64 range (0, 1))
+        dtype = _util.dtype_of(column) if _util.shape_of(column)[0] else dtypes.default_float
     else:
         try:
             first, last = range_

@@ -230,8 +230,7 @@ def modf(x, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.modf(np.array([2.5, -1.25]))
     (array([ 0.5 , -0.25]), array([ 2., -1.]))
     """
-    if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
-        _reject_out("modf", out)
+    _reject_out("modf", out)
     (x,) = _ufunc_options("modf", (x,), None, where, dtype)
     x = _float_arg("modf", x)
     whole = _trunc(x)

@@ -221,7 +221,9 @@ def _full(x_or_shape: Any, value: Any, dtype: np.dtype) -> Any:
 
 
 def _reject_out(name: str, out: Any) -> None:
-    if out is not None:
+    """An error for any ``out`` but None (or, for the two-output functions
+    divmod, modf and frexp, a tuple of Nones)."""
+    if out is not None and not (type(out) is tuple and all(o is None for o in out)):
         raise UnsupportedNumpyError(
             f"{_fname(name)} does not support the argument out= (funcdiff arrays are "
             f"immutable and its functions are pure); call it without out= and use the "
