@@ -53,12 +53,11 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_avals,
-                           _trace_stack, get_aval, new_main)
+                           _trace_stack, get_aval)
 from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_programs import planned_node
-from funcdiff.interpreters.transpose import UndefinedPrimal, add_cotangents, backward_pass
-from funcdiff.primitives.cards import BilinearPullback, BilinearRule, OutputFactor
-from funcdiff.primitives.elementwise import mul
+from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
+from funcdiff.primitives.cards import BilinearPullback, BilinearRule
 
 
 _enabled = True
@@ -409,131 +408,9 @@ def _pull_back_linear(cts, needed, lin):
     return [next(cts_in) if n else None for n in needed]
 
 
-# ---------------------------------------------------------------------------
-# The tape
-
-
-class TapeFunction:
-    """The pullback found by ``tape_vjp_flat``: output cotangents -> input cotangents.
-
-    It mirrors ``LinearFunction``'s description of inputs and outputs
-    (``in_avals``, ``in_mask``, ``out_avals``, ``out_is_zero``).
-    """
-
-    __slots__ = ("nodes", "n_slots", "in_slots", "out_slots", "in_avals", "in_mask",
-                 "out_avals", "out_is_zero")
-
-    def __init__(self, nodes, n_slots, in_slots, out_slots, in_avals, in_mask, out_avals):
-        self.nodes = nodes
-        self.n_slots = n_slots
-        self.in_slots = in_slots
-        self.out_slots = out_slots
-        self.in_avals = in_avals
-        self.in_mask = in_mask
-        self.out_avals = out_avals
-        self.out_is_zero = [s is None for s in out_slots]
-
-    def restricted(self, n: int) -> "TapeFunction":
-        """The same pullback for the first ``n`` outputs only."""
-        return TapeFunction(self.nodes, self.n_slots, self.in_slots, self.out_slots[:n],
-                            self.in_avals, self.in_mask, self.out_avals[:n])
-
-    def pull_back(self, cts_out: Sequence[Any], release: bool = False) -> list[Any]:
-        """Cotangents of the inputs (None where zero) for cotangents of the outputs.
-
-        With ``release`` (a pullback used once, as grad uses it), each node is
-        dropped from the tape as soon as it has been visited, so its residuals
-        are freed during the backward pass, as hand-written backpropagation
-        frees them, rather than all at its end; the tape cannot be pulled back
-        again."""
-        nodes = self.nodes
-        if nodes is None:
-            raise RuntimeError("this tape released its nodes when it was pulled back")
-        cts: list[Any] = [None] * self.n_slots
-        for slot, ct in zip(self.out_slots, cts_out):
-            if slot is not None and ct is not None and type(ct) is not Zero:
-                prev = cts[slot]
-                cts[slot] = ct if prev is None else add_cotangents(prev, ct)
-        if release:
-            self.nodes = None
-        for pullback, needed, slot, out_avals in _popped(nodes) if release else reversed(nodes):
-            if pullback is None:  # a factor node: (None, input slot, slot, factor)
-                ct = cts[slot]
-                if ct is None:
-                    continue
-                cts[slot] = None
-                if out_avals is not None:  # the factor (not kept in a local: a released
-                    ct = _times_factor(ct, out_avals)  # node's factor is freed as it goes)
-                prev = cts[needed]
-                cts[needed] = ct if prev is None else add_cotangents(prev, ct)
-                continue
-            if out_avals is None:
-                ct = cts[slot]
-                if ct is None:
-                    continue
-                cts[slot] = None
-            else:
-                nout = len(out_avals)
-                ct = cts[slot:slot + nout]
-                if all(c is None for c in ct):
-                    continue
-                cts[slot:slot + nout] = [None] * nout
-                ct = [Zero(a) if c is None else c for c, a in zip(ct, out_avals)]
-            for s, c in zip(needed, pullback(ct)):
-                if s and c is not None and type(c) is not Zero:
-                    prev = cts[s]
-                    cts[s] = c if prev is None else add_cotangents(prev, c)
-        return [cts[s] if s is not None else None for s in self.in_slots]
-
-
-def _times_factor(ct: Any, d: Any) -> Any:
-    """``ct * d`` for the factor ``d`` of a node (an ``OutputFactor`` is computed
-    now); a traced cotangent binds mul itself."""
-    if type(d) is OutputFactor:
-        d = d.value()
-    return mul(ct, d) if isinstance(ct, Tracer) else ct * d
-
-
-def _popped(nodes: list) -> Iterator[tuple]:
-    """The nodes from the last, each removed from ``nodes`` as it is handed out."""
-    while nodes:
-        yield nodes.pop()
-
-
-def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
-                  in_mask: Sequence[bool] | None = None) -> tuple[list[Any], TapeFunction]:
-    """Evaluate ``fun`` at ``primals`` on a tape; return its outputs and pullback.
-
-    The counterpart of ``linearize_flat`` for eager reverse mode (``usable()``
-    must hold). ``in_mask`` selects the inputs to differentiate (default: the
-    float and complex ones).
-    """
-    in_avals = [get_aval(p) for p in primals]
-    if in_mask is None:
-        in_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
-    with new_main(TapeTrace) as main:
-        trace = main.trace
-        ins = []
-        in_slots = []
-        for p, a, m in zip(primals, in_avals, in_mask):
-            slot = 0
-            if m:
-                slot = trace.next_slot
-                trace.next_slot = slot + 1
-            ins.append(TapeTracer(trace, p, slot, a))
-            in_slots.append(slot or None)
-        outs = fun(*ins)
-        primals_out, out_slots = [], []
-        for o in outs:
-            if type(o) is TapeTracer and o._trace is trace:
-                primals_out.append(o.primal)
-                out_slots.append(o.slot or None)
-            else:
-                primals_out.append(o)
-                out_slots.append(None)
-    out_avals = [get_aval(p) for p in primals_out]
-    return primals_out, TapeFunction(trace.nodes, trace.next_slot, in_slots, out_slots,
-                                     in_avals, in_mask, out_avals)
+# The pullback of a recorded tape and the entry point, in their own module
+# (imported last: it builds on the classes above).
+from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat  # noqa: E402
 
 
 __all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace"]
