@@ -52,7 +52,8 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
                 continue
             cts[slot] = None
             if out_avals is not None:
-                ct = _scaled(ct, out_avals)
+                d = out_avals.value() if type(out_avals) is OutputFactor else out_avals
+                ct = ct * d if type(ct) is np.ndarray else _scaled(ct, d)
             prev = cts[needed]
             cts[needed] = ct if prev is None else _add_batched(prev, ct)
             continue
@@ -148,8 +149,6 @@ def _batch_value(main, c: Any, size: int) -> Any:
 
 def _scaled(ct: Any, d: Any) -> Any:
     """A batched cotangent times a factor of the output's shape (or a scalar)."""
-    if type(d) is OutputFactor:
-        d = d.value()
     if type(ct) is not StdBasis:
         return ct * d
     aval = get_aval(d)
