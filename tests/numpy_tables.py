@@ -2,10 +2,25 @@
 funcdiff.numpy function and its arguments, compared with numpy, with itself
 under jit, and with a Python loop under vmap."""
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 import funcdiff as fd
 import funcdiff.numpy as fnp
+
+
+class Row(NamedTuple):
+    """One case of a table-driven test file."""
+    name: str
+    fn: Callable          # funcdiff version, called with the arrays
+    ref: Callable         # numpy version
+    args: tuple           # the arrays
+    grad: bool = True     # check derivatives (float64 rows)
+    dtype: str | None = None  # the expected result dtype where it differs from numpy's
+    vmap: bool = True     # check vmap against a loop
+    traced: bool = True   # the function traces (jit and vmap rows)
+    eps: float | None = None  # the finite-difference step, where the default's error is too big
 
 
 def both(f, **kw):

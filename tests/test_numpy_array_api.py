@@ -11,7 +11,6 @@ the bad inputs with the errors they must raise.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
 
 import numpy as np
 import pytest
@@ -21,17 +20,10 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError, ShapeError,
                              UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
-from numpy_tables import assert_matches, both, transform_tests
+from numpy_tables import Row, assert_matches, both, transform_tests
 
 RNG = np.random.default_rng(0)
 
-
-class Row(NamedTuple):
-    name: str
-    fn: Callable          # funcdiff version, called with the arrays
-    ref: Callable         # numpy version
-    args: tuple           # the arrays
-    grad: bool = True     # check derivatives (float64 rows)
 
 
 def _normal(*shape, dtype="f8"):

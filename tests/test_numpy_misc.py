@@ -12,7 +12,6 @@ raise.
 from __future__ import annotations
 
 import warnings
-from typing import Callable, NamedTuple
 
 import numpy as np
 import pytest
@@ -22,19 +21,10 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
-from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
+from numpy_tables import Row, assert_matches, assert_vmap_equals_a_loop, both
 
 RNG = np.random.default_rng(1)
 
-
-class Row(NamedTuple):
-    name: str
-    fn: Callable          # funcdiff version, called with the arrays
-    ref: Callable         # numpy version
-    args: tuple           # the arrays
-    grad: bool = True     # check derivatives (float64 rows)
-    dtype: str | None = None  # the expected result dtype where it differs from numpy's
-    traced: bool = True   # the function traces (jit and vmap rows)
 
 
 def _normal(*shape, dtype="f8"):

@@ -6,7 +6,6 @@ numpy's functions dispatching on tracers, and the errors."""
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
 
 import numpy as np
 import pytest
@@ -14,20 +13,12 @@ import pytest
 import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
-from numpy_tables import assert_matches, transform_tests
+from numpy_tables import Row, assert_matches, transform_tests
 
 RNG = np.random.default_rng(0)
 X7 = np.array([-2.3, -1.1, -0.4, 0.3, 0.8, 1.6, 2.7])
 X23 = RNG.standard_normal((2, 3))
 
-
-class Row(NamedTuple):
-    name: str
-    fn: Callable          # funcdiff version, called with the arrays
-    ref: Callable         # numpy version
-    args: tuple           # the arrays
-    grad: bool = True     # check derivatives (float64 rows)
-    dtype: str | None = None  # the expected result dtype where it differs from numpy's
 
 
 def _piecewise(conditions, funclist):

@@ -7,7 +7,6 @@ errors for bad input, abstract static arguments and traced roots."""
 from __future__ import annotations
 
 import warnings
-from typing import Callable, NamedTuple
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import (ConcretizationError, InvalidArgumentError, ShapeError,
                              UnsupportedNumpyError)
 from funcdiff.test_util import check_grads
-from numpy_tables import assert_matches, assert_vmap_equals_a_loop, both
+from numpy_tables import Row, assert_matches, assert_vmap_equals_a_loop, both
 
 RNG = np.random.default_rng(0)
 F32 = "float32"
@@ -32,16 +31,6 @@ EXACT = np.polyval([0.5, -1.0, 2.0], X8)  # a quadratic: the degree-2 fit is exa
 # default step's truncation error (eps**2 times them) exceeds the tolerance at order 2.
 FIT_EPS = 1e-5
 
-
-class Row(NamedTuple):
-    name: str
-    fn: Callable          # funcdiff version, called with the arrays
-    ref: Callable         # numpy version
-    args: tuple           # the arrays
-    grad: bool = True     # check derivatives (float64 rows)
-    dtype: str | None = None  # the expected result dtype where it differs from numpy's
-    vmap: bool = True
-    eps: float | None = None  # the finite-difference step, where the default's error is too big
 
 
 def _fit(deg, **kw):
