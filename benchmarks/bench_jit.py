@@ -58,8 +58,8 @@ from bench_fwd_rev import hessian_closed_form, hessian_f  # noqa: E402
 from bench_reverse import (chain, init_mlp, mlp_loss, numpy_chain_grad,  # noqa: E402
                            numpy_value_and_grad)
 from common import table, write_results  # noqa: E402
-from funcdiff.interpreters.compile import compile_jaxpr  # noqa: E402
-from funcdiff.interpreters.passes import optimize  # noqa: E402
+from funcdiff.compiler.compile import compile_jaxpr  # noqa: E402
+from funcdiff.passes.pipeline import optimize  # noqa: E402
 from funcdiff.tree_util import tree_leaves  # noqa: E402
 
 # ---------------------------------------------------------------------------

@@ -35,9 +35,10 @@ API_MD = os.path.join(ROOT, "docs", "api.md")
 
 # Layers whose public names are re-exported by ``funcdiff`` itself: documented there.
 IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcdiff.jacobians",
-                          "funcdiff.jitted", "funcdiff.dtypes",
-                          "funcdiff.errors", "funcdiff.checkpoint", "funcdiff.custom_derivatives",
-                          "funcdiff.inspect", "funcdiff.primitives", "funcdiff.interpreters")
+                          "funcdiff.dtypes", "funcdiff.errors", "funcdiff.custom_derivatives",
+                          "funcdiff.inspect", "funcdiff.primitives", "funcdiff.interpreters",
+                          "funcdiff.passes", "funcdiff.compiler", "funcdiff.remat",
+                          "funcdiff.arguments", "funcdiff.pytrees")
 # Namespaces documented in full even without __all__.
 EXTRA_NAMESPACES = ("funcdiff.test_util",)
 # Large namespaces shown as one table row per name (summary line and signature).

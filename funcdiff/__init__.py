@@ -14,7 +14,7 @@ from funcdiff import tree_util
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linear_transpose,
                           linearize, make_jaxpr, value_and_grad, vjp, vmap)
-from funcdiff.jitted import jit
+from funcdiff.compiler.jit import jit
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr
 
@@ -22,7 +22,7 @@ from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr
 # the modules below build on it.
 from funcdiff import numpy  # noqa: E402
 from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
-from funcdiff.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
+from funcdiff.remat.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
 from funcdiff.inspect import cost_analysis, saved_residuals  # noqa: E402
 from funcdiff import lax, nn, scipy, test_util  # noqa: E402
 

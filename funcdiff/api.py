@@ -3,7 +3,7 @@ value_and_grad, linear_transpose and vmap.
 
 Everything below this layer works on flat lists of arrays; this layer turns
 the user's pytrees into such lists and back (with the argument handling of
-``funcdiff._arguments``), checks what arrived, and raises errors that say how
+``funcdiff.arguments.flattening``), checks what arrived, and raises errors that say how
 to fix a call. It is the only layer that sees pytrees.
 """
 
@@ -25,10 +25,10 @@ from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from funcdiff._arguments import (_as_leaf, _describe, _differentiable_leaves, _flat_fun,
+from funcdiff.arguments.flattening import (_as_leaf, _describe, _differentiable_leaves, _flat_fun,
                                  _flatten_args, _materialize, _normalize_argnums, _partial_on,
                                  _wraps, _zeros_like_aval)
-from funcdiff._batch_arguments import batched_call
+from funcdiff.arguments.batch import batched_call
 
 # ---------------------------------------------------------------------------
 # make_jaxpr

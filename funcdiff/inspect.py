@@ -6,7 +6,7 @@ where each came from, ``f`` is linearized on top of a *recording* trace: a
 dynamic trace at the bottom of the stack that computes each primitive with
 its numpy impl and wraps the result with the primitive's name and the
 user's source line (for staged programs, the line recorded when they were
-staged, see ``funcdiff.checkpoint``). The residuals are those wrapped values.
+staged, see ``funcdiff.remat.checkpoint``). The residuals are those wrapped values.
 
 ``cost_analysis(f, *args)`` stages, at abstract values, the forward program,
 its jvp, and its vjp split into the forward pass (outputs plus residuals)
@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from funcdiff import core, dtypes
-from funcdiff.checkpoint import checkpoint_p, current_source, remat_split
+from funcdiff.remat.checkpoint import checkpoint_p, current_source, remat_split
 from funcdiff.interpreters.call import transposed_program
 from funcdiff.core import Trace, Tracer, Zero, get_aval, new_main, tangent_aval
 from funcdiff.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p, is_array_like
@@ -33,7 +33,7 @@ from funcdiff.errors import InvalidArgumentError
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
-from funcdiff.interpreters.passes import optimize
+from funcdiff.passes.pipeline import optimize
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Literal, eval_jaxpr
 from funcdiff.tree_util import tree_flatten, tree_unflatten

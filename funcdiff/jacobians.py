@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff._arguments import (_differentiable_leaves, _flat_fun, _is_array_like,
+from funcdiff.arguments.flattening import (_differentiable_leaves, _flat_fun, _is_array_like,
                                  _materialize, _normalize_argnums, _partial_on, _wraps)
 from funcdiff.api import _drop_outputs, _jvp, _pull_back, _reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval

@@ -14,20 +14,20 @@ This module is the public entry point. It holds the operations on whole trees
 built on flattening -- `tree_map`, `tree_all`, `tree_reduce`, `tree_transpose`
 and `broadcast_prefix` -- and re-exports the rest, which lives in one
 package-private module per concept: node types, their registry and
-`register_pytree_node` / `register_dataclass` in `funcdiff._tree_registry`;
+`register_pytree_node` / `register_dataclass` in `funcdiff.pytrees.registry`;
 `PyTreeDef`, `tree_flatten`, `tree_unflatten`, `tree_leaves`, `tree_structure`
-and `treedef_is_leaf` in `funcdiff._treedef`.
+and `treedef_is_leaf` in `funcdiff.pytrees.treedef`.
 """
 from __future__ import annotations
 
 import functools
 from typing import Any, Callable
 
-from funcdiff._tree_registry import (  # noqa: F401  re-exported: moved to _tree_registry
+from funcdiff.pytrees.registry import (  # noqa: F401  re-exported: moved to _tree_registry
     IsLeaf, PyTreeRegistrationError, _LEAF, _LeafMarker, _NAMEDTUPLE, _NodeKind, _add_node_kind,
     _build, _count_leaves, _dict_str, _flatten_dict, _flatten_into, _index_labels, _key_labels,
     _kind_of, _node_str, _registry, _sorted_keys, register_dataclass, register_pytree_node)
-from funcdiff._treedef import (  # noqa: F401  re-exported: moved to _treedef
+from funcdiff.pytrees.treedef import (  # noqa: F401  re-exported: moved to _treedef
     PyTreeDef, _first_difference, _mismatch, _same_kind, tree_flatten, tree_leaves,
     tree_structure, tree_unflatten, treedef_is_leaf)
 from funcdiff.errors import TreeStructureError

@@ -245,8 +245,8 @@ def test_memory_example_runs(capsys):
 
 
 def test_module_doctests():
-    # funcdiff.checkpoint is the function; the modules are found by name
-    for module in (sys.modules["funcdiff.checkpoint"], sys.modules["funcdiff._checkpoint_policies"],
+    # funcdiff.remat.checkpoint is the function; the modules are found by name
+    for module in (sys.modules["funcdiff.remat.checkpoint"], sys.modules["funcdiff.remat.policies"],
                    sys.modules["funcdiff.inspect"]):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted >= 1 and result.failed == 0, module.__name__

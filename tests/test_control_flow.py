@@ -354,7 +354,7 @@ def test_make_jaxpr_prints_sub_programs_indented():
 
 
 def test_costs_are_reported():
-    from funcdiff.interpreters.passes import program_cost
+    from funcdiff.passes.pipeline import program_cost
     cost = program_cost(fd.make_jaxpr(lambda x: lax.scan(lambda c, v: (c * v, None), 1.0, x))(
         np.ones(10)))
     assert cost["flops"] == 10

@@ -23,7 +23,7 @@ from funcdiff.core import bind
 from funcdiff.errors import ShapeError
 from funcdiff.interpreters import batching
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
-from funcdiff.interpreters.matmul_layout import orient_matmuls
+from funcdiff.passes.matmul_layout import orient_matmuls
 from funcdiff.ir import check_jaxpr, eval_jaxpr
 from funcdiff.primitives import dot, structural
 

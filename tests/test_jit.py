@@ -30,8 +30,8 @@ import funcdiff.numpy as fnp
 from funcdiff import core, lax
 from funcdiff.core import Primitive, all_primitives, bind
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
-from funcdiff.interpreters.compile import compile_jaxpr
-from funcdiff.interpreters.passes import optimize
+from funcdiff.compiler.compile import compile_jaxpr
+from funcdiff.passes.pipeline import optimize
 from funcdiff.primitives import indexing as ix
 
 import test_passes as TP
@@ -786,6 +786,6 @@ def test_random_programs_under_jit_and_its_compositions(spec):
 
 def test_module_doctests():
     import doctest
-    import funcdiff.jitted
-    result = doctest.testmod(funcdiff.jitted, optionflags=doctest.NORMALIZE_WHITESPACE)
+    import funcdiff.compiler.jit
+    result = doctest.testmod(funcdiff.compiler.jit, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -1,4 +1,4 @@
-"""Tests of the optimisation passes (funcdiff/interpreters/passes.py).
+"""Tests of the optimisation passes (funcdiff/passes/pipeline.py).
 
 Each pass gets unit tests on small traced programs that assert the pass fired
 (equation counts, primitives present or gone) and that the program computes
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.core import all_primitives, bind, get_aval
-from funcdiff.interpreters import passes
-from funcdiff.interpreters.compile import compile_jaxpr
+from funcdiff.passes import pipeline as passes
+from funcdiff.compiler.compile import compile_jaxpr
 from funcdiff.ir import check_jaxpr, eval_jaxpr
 
 RNG = np.random.default_rng(0)

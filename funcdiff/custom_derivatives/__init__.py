@@ -35,12 +35,12 @@ values cannot be staged; it then runs as Python each time (still correct in
 eager use, where values are concrete; it cannot be jitted).
 
 The package holds one module per part: ``common`` (staging the user's
-function, shared with ``funcdiff.checkpoint``), ``jvp`` (``custom_jvp`` and
+function, shared with ``funcdiff.remat.checkpoint``), ``jvp`` (``custom_jvp`` and
 ``custom_jvp_call``), ``vjp`` (``custom_vjp`` and ``custom_vjp_call``) and
 ``lin`` (``custom_lin``). Their names are re-exported here.
 """
 
-# the helpers are imported from here by funcdiff.checkpoint and funcdiff.inspect
+# the helpers are imported from here by funcdiff.remat.checkpoint and funcdiff.inspect
 from funcdiff.custom_derivatives.common import (  # noqa: F401
     HeldFunction, batch_to_front, closure_convert, is_array_like, run_impls, unbatched_aval,
     zeros_for)

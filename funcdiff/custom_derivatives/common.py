@@ -8,7 +8,7 @@ positional binding and checks of arguments and outputs (errors name the
 function), ``run_impls`` (evaluation below ``bind``, for impl rules; it lives
 in ``funcdiff.ir`` and is re-exported here), batch and zero helpers, and the
 tangent that closed-over operands contribute.
-``funcdiff.checkpoint`` reuses the staging and batching helpers.
+``funcdiff.remat.checkpoint`` reuses the staging and batching helpers.
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def _add_tangents(a: list, b: list | None) -> list:
 
 
 def call_cost(*avals, call_jaxpr, fun, num_consts, **rules) -> dict:
-    from funcdiff.interpreters.passes import program_cost
+    from funcdiff.passes.pipeline import program_cost
     if call_jaxpr is None:
         try:
             call_jaxpr = trace_to_jaxpr(fun, list(avals[num_consts:]))

@@ -162,7 +162,7 @@ def _custom_lin_batch(vals, dims, *, rule, num_res):
 
 
 def _custom_lin_cost(*avals, rule, num_res):
-    from funcdiff.interpreters.passes import program_cost
+    from funcdiff.passes.pipeline import program_cost
     try:
         closed = trace_to_jaxpr(lambda *a: [c for c in rule.cotangents(a[:num_res], a[num_res:])
                                             if c is not None],

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from funcdiff.core import (Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval,
                            zeros_array)
 from funcdiff.interpreters.batching import vmap_flat
-from funcdiff.interpreters.compile import CompiledProgram, compile_jaxpr
+from funcdiff.compiler.compile import CompiledProgram, compile_jaxpr
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
@@ -45,7 +45,7 @@ def compiled(jaxpr: ClosedJaxpr, name: str = "program") -> CompiledProgram:
     """
     prog = _compiled.get(jaxpr)
     if prog is None:
-        from funcdiff.interpreters.passes import optimize
+        from funcdiff.passes.pipeline import optimize
         optimized = optimize(jaxpr)
         if optimized is jaxpr:  # a new wrapper: the cache must not keep its own key alive
             optimized = ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts, jaxpr.in_tree, jaxpr.out_tree)
@@ -214,7 +214,7 @@ def _call_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
 
 
 def _call_cost(*avals, jaxpr: ClosedJaxpr, name: str):
-    from funcdiff.interpreters.passes import program_cost
+    from funcdiff.passes.pipeline import program_cost
     return program_cost(jaxpr)
 
 

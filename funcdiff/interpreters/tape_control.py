@@ -101,7 +101,7 @@ def _cond(trace, args, *, branches):
 
 
 def _checkpoint(trace, args, *, jaxpr, policy, name):
-    from funcdiff._checkpoint_policies import checkpoint_policies
+    from funcdiff.remat.policies import checkpoint_policies
     if policy is checkpoint_policies.everything_saveable:  # no recomputation
         return _run(jaxpr, *args)
     if policy is not checkpoint_policies.nothing_saveable:
@@ -118,7 +118,7 @@ def _recomputed(jaxpr, primals: list, slots: list, cts: list) -> list:
     """The cotangents of a checkpoint's inputs (None where not needed), its body
     recomputed from ``primals``: on a tape when nothing else is tracing and the
     cotangents are plain values, else linearized (a transformed pullback)."""
-    from funcdiff._checkpoint_sources import eval_with_sources
+    from funcdiff.remat.sources import eval_with_sources
     from funcdiff.interpreters import tape
     from funcdiff.interpreters.linearize import linearize_flat
     mask = [bool(s) for s in slots]

@@ -138,7 +138,7 @@ def _holds_program(value: Any) -> bool:
 
 
 def _make_plan(primitive, avals, mask, params) -> _Plan | None:
-    from funcdiff._checkpoint_split import remat_split
+    from funcdiff.remat.split import remat_split
     from funcdiff.errors import FunctionalDiffError
     from funcdiff.interpreters.staging import trace_to_jaxpr
 

@@ -22,7 +22,7 @@ from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
 from funcdiff.interpreters.call import runner
 from funcdiff.interpreters.jvp import jvp_flat
-from funcdiff.interpreters.passes import program_cost
+from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, concrete_or_none,
                                             jvp_jaxpr, linearize_jaxpr, nonzero, run,
                                             tangents_staged_apart, to_front, transpose_jaxpr,

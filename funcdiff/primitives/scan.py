@@ -19,7 +19,7 @@ from funcdiff.core import Primitive, ShapedArray, Zero, bind, tangent_aval, zero
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
 from funcdiff.interpreters.call import runner
-from funcdiff.interpreters.passes import program_cost
+from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
                                             nonzero, reorder, tangents_staged_apart, to_front,

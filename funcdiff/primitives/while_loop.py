@@ -20,7 +20,7 @@ from funcdiff.core import (Primitive, ShapedArray, Zero, bind, find_top_trace, g
                            tangent_aval)
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.call import COMPILE_AFTER, compiled, runner
-from funcdiff.interpreters.passes import program_cost
+from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
                                             nonzero, reorder, run, tangents_staged_apart,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from funcdiff.interpreters.fusion import fuse_indexing
+from funcdiff.compiler.fusion import fuse_indexing
 from funcdiff.ir import ClosedJaxpr, Var
 
 

@@ -5,14 +5,14 @@ immutable, hashable record of the containers around the leaves, which jit uses
 as a cache key and `tree_unflatten` uses to rebuild the tree. When two
 structures that should agree do not, `_mismatch` builds the error that shows
 both and where they first differ. The node types a structure is made of are in
-`funcdiff._tree_registry`; `funcdiff.tree_util`, the public entry point,
+`funcdiff.pytrees.registry`; `funcdiff.tree_util`, the public entry point,
 re-exports everything here.
 """
 from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from funcdiff._tree_registry import (IsLeaf, PyTreeRegistrationError, _LEAF, _build,
+from funcdiff.pytrees.registry import (IsLeaf, PyTreeRegistrationError, _LEAF, _build,
                                      _count_leaves, _flatten_into, _kind_of, _node_str)
 from funcdiff.errors import TreeStructureError
 

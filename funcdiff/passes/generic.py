@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff.interpreters.rewriter import Rewriter, aval_size, is_concrete
+from funcdiff.passes.rewriter import Rewriter, aval_size, is_concrete
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 _MAX_FOLD_ELEMENTS = 1 << 14   # fold constants up to this size, to keep programs small

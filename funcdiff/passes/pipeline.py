@@ -38,14 +38,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from funcdiff.interpreters.algebra import forward_identities, simplify_algebra
+from funcdiff.passes.algebra import forward_identities, simplify_algebra
 from funcdiff.interpreters.cost import program_cost
-from funcdiff.interpreters.generic_passes import (eliminate_common_subexpressions,
+from funcdiff.passes.generic import (eliminate_common_subexpressions,
                                                   eliminate_dead_code, fold_constants,
                                                   inline_calls)
-from funcdiff.interpreters.idioms import drop_softmax_shift_cotangents
-from funcdiff.interpreters.matmul_layout import orient_matmuls
-from funcdiff.interpreters.zero_propagation import eliminate_zeros
+from funcdiff.passes.idioms import drop_softmax_shift_cotangents
+from funcdiff.passes.matmul_layout import orient_matmuls
+from funcdiff.passes.zero_propagation import eliminate_zeros
 from funcdiff.ir import ClosedJaxpr
 
 PASSES: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = [

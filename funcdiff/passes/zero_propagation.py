@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from funcdiff.interpreters.rewriter import MAX_FILL_SCAN, Rewriter, aval_size
+from funcdiff.passes.rewriter import MAX_FILL_SCAN, Rewriter, aval_size
 from funcdiff.ir import ClosedJaxpr, Eqn, Literal, Var
 
 # unary primitives with f(0) = 0 (and linear or odd), and structural ones that move zeros

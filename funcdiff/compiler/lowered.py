@@ -23,7 +23,7 @@ class Lowered:
 
     def cost(self) -> dict:
         """Flops and bytes of the optimised program, from the primitives' cost rules."""
-        from funcdiff.interpreters.passes import program_cost
+        from funcdiff.passes.pipeline import program_cost
         return program_cost(self.optimized_jaxpr)
 
     def as_text(self) -> str:

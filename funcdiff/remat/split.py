@@ -12,10 +12,10 @@ recompute the rest from the kept values and the primal inputs. The
 
 from __future__ import annotations
 
-from funcdiff._checkpoint_policies import Policy
-from funcdiff._checkpoint_sources import _with_sources, eval_with_sources, stage_with_sources
+from funcdiff.remat.policies import Policy
+from funcdiff.remat.sources import _with_sources, eval_with_sources, stage_with_sources
 from funcdiff.interpreters.linearize import linearize_flat
-from funcdiff.interpreters.passes import eliminate_dead_code
+from funcdiff.passes.pipeline import eliminate_dead_code
 from funcdiff.interpreters.staging import JaxprTracer
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from funcdiff._arguments import _flatten_args
+from funcdiff.arguments.flattening import _flatten_args
 from funcdiff.core import get_aval
 from funcdiff.errors import BatchingError, TreeStructureError
 from funcdiff.tree_util import PyTreeDef, broadcast_prefix

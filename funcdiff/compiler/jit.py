@@ -9,8 +9,8 @@ inner program, so jit composes with every transform in every order.
 This module holds ``jit`` and ``Jitted``: checking and splitting the arguments
 (static ones are part of the cache key), tracing with closure conversion, and
 calling. The cache entries and the per-call fast path that finds one without
-tracing are in ``funcdiff._jit_cache``; ``Lowered``, what ``Jitted.lower``
-returns, is in ``funcdiff._jit_lowered``; their names are re-exported here.
+tracing are in ``funcdiff.compiler.cache``; ``Lowered``, what ``Jitted.lower``
+returns, is in ``funcdiff.compiler.lowered``; their names are re-exported here.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
-from funcdiff._arguments import _as_leaf, _check_output
-from funcdiff._jit_cache import _MISS, _CacheEntry, _compile_guard, _fast_flatten
-from funcdiff._jit_lowered import Lowered
+from funcdiff.arguments.flattening import _as_leaf, _check_output
+from funcdiff.compiler.cache import _MISS, _CacheEntry, _compile_guard, _fast_flatten
+from funcdiff.compiler.lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.interpreters.staging import trace_to_jaxpr

@@ -44,9 +44,9 @@ import numpy as np
 
 from funcdiff.core import ShapedArray
 from funcdiff.errors import FunctionalDiffError
-from funcdiff.interpreters.codegen import Namespace, Program
-from funcdiff.interpreters.compile_scalar import scalar_source
-from funcdiff.interpreters.fusion import FusedEqn
+from funcdiff.compiler.codegen import Namespace, Program
+from funcdiff.compiler.scalar import scalar_source
+from funcdiff.compiler.fusion import FusedEqn
 from funcdiff.ir import ClosedJaxpr, Literal, Var
 
 _REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay

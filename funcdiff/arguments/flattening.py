@@ -1,7 +1,7 @@
 """Argument handling shared by the user-facing transforms.
 
 What every transform in ``funcdiff.api``, ``funcdiff.jacobians`` and
-``funcdiff.jitted`` does to a call before any tracing: flatten the user's
+``funcdiff.compiler.jit`` does to a call before any tracing: flatten the user's
 pytree arguments to a list of array leaves (checking each one, with errors
 that name the transform, the argument and how to fix it), normalise
 ``argnums``, check that differentiated arguments are floating, wrap the

@@ -20,7 +20,7 @@ mutates its input and returns it unchanged when there is nothing to do.
 
 from __future__ import annotations
 
-from funcdiff.interpreters.rewriter import use_counts
+from funcdiff.passes.rewriter import use_counts
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from funcdiff.core import ShapedArray
-from funcdiff.interpreters.codegen import Namespace, Program
+from funcdiff.compiler.codegen import Namespace, Program
 from funcdiff.ir import Literal, Var
 
 

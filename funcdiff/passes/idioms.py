@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from funcdiff.interpreters.rewriter import Rewriter
+from funcdiff.passes.rewriter import Rewriter
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
 
 # primitives that only reshape their operand, as a keepdims reduction is written

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.errors import FunctionalDiffError
-from funcdiff.interpreters.rewriter import Rewriter, scalar_literal
+from funcdiff.passes.rewriter import Rewriter, scalar_literal
 from funcdiff.ir import ClosedJaxpr, Eqn, Literal, Var
 
 # primitives whose result is a pure reshaping of their single operand

@@ -9,7 +9,7 @@ take one node apart, put it back together, and print it.
 
 The walks over whole trees that use those kinds live here too: `_flatten_into`
 turns a tree into its leaves and a structure node, `_build` puts leaves back
-into one, `_node_str` prints one. `PyTreeDef` (in `funcdiff._treedef`) wraps a
+into one, `_node_str` prints one. `PyTreeDef` (in `funcdiff.pytrees.treedef`) wraps a
 structure node; `funcdiff.tree_util`, the public entry point, re-exports the
 registration functions.
 """

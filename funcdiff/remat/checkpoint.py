@@ -16,11 +16,11 @@ need it. Derived programs stay opaque ``checkpoint`` equations in jitted
 code, so common-subexpression elimination cannot merge the recomputation
 back into the forward pass.
 
-The policies and ``checkpoint_name`` are in ``funcdiff._checkpoint_policies``,
+The policies and ``checkpoint_name`` are in ``funcdiff.remat.policies``,
 the split of a program into kept and recomputed values in
-``funcdiff._checkpoint_split``, and the recording of each staged equation's
+``funcdiff.remat.split``, and the recording of each staged equation's
 source line (which ``funcdiff.inspect.saved_residuals`` reports) in
-``funcdiff._checkpoint_sources``. This module holds the primitive, its rules
+``funcdiff.remat.sources``. This module holds the primitive, its rules
 and the ``checkpoint`` decorator.
 """
 
@@ -31,17 +31,17 @@ import weakref
 from typing import Any, Callable, Sequence
 
 from funcdiff import core
-from funcdiff._checkpoint_policies import _resolve_policy, checkpoint_name, checkpoint_policies
-from funcdiff._checkpoint_sources import (  # noqa: F401  current_source: for funcdiff.inspect
+from funcdiff.remat.policies import _resolve_policy, checkpoint_name, checkpoint_policies
+from funcdiff.remat.sources import (  # noqa: F401  current_source: for funcdiff.inspect
     _with_sources, current_source, eval_with_sources, stage_with_sources)
-from funcdiff._checkpoint_split import remat_split
+from funcdiff.remat.split import remat_split
 from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
                                          is_array_like, run_impls)
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.interpreters.call import batched_program, transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
-from funcdiff.interpreters.passes import program_cost
+from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.staging import JaxprTracer
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.ir import ClosedJaxpr

@@ -9,7 +9,7 @@ arguments of tuples, lists, dicts, arrays and scalars to their leaves and a
 signature of their structure, shapes and dtypes without tree_flatten, and
 ``_compile_guard`` turns the last signature seen into generated code that
 checks a call's arguments against it and runs the program (``_MISS`` for
-arguments of another signature). ``funcdiff.jitted`` decides when entries and
+arguments of another signature). ``funcdiff.compiler.jit`` decides when entries and
 guards are built and used.
 """
 

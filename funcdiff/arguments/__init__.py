@@ -1,0 +1,1 @@
+"""Argument handling of the user-facing transforms: argnums, flattening, vmap's in_axes."""

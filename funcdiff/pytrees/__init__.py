@@ -1,0 +1,1 @@
+"""Pytrees: the registry of container types and the tree structure (PyTreeDef)."""

@@ -1,0 +1,1 @@
+"""Checkpointing (rematerialisation): the checkpoint transform, its policies and its partial evaluation."""
