@@ -148,11 +148,20 @@ class Primitive:
     for it).
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
+
+    Facts the optimisation passes and the compiler read are declared here too,
+    on the card, and looked up by object: ``traits`` (a frozenset of ``Trait``s,
+    each defined by the layer that reads it: commutative, zero-preserving, ...),
+    ``rewrites`` (the algebraic rewrites of an equation of this primitive, as
+    data the passes run), ``lowering`` (the compiler's numpy source for an
+    equation) and ``scalar_lowering`` (its Python-float form in all-scalar
+    programs). Their signatures belong to the modules that run them.
     """
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
                  "transpose", "batch", "cost", "vjp", "vjp_factor", "batched_transpose",
-                 "nondifferentiable", "linear", "bind", "__weakref__")
+                 "nondifferentiable", "linear", "traits", "rewrites", "lowering",
+                 "scalar_lowering", "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -168,6 +177,10 @@ class Primitive:
         self.batched_transpose: Callable | None = None
         self.nondifferentiable = False
         self.linear = False
+        self.traits: frozenset[Trait] = frozenset()
+        self.rewrites: tuple = ()
+        self.lowering: Callable | None = None
+        self.scalar_lowering: Callable | None = None
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive
         _registry[name] = self
 
@@ -176,6 +189,57 @@ class Primitive:
 
 
 _registry: dict[str, Primitive] = {}
+
+
+class Trait:
+    """A fact a card can state about its primitive (``prim.traits``), read by one layer.
+
+    The layer that reads a trait defines it, with a sentence saying what it
+    promises; cards import it and declare it. Traits are compared by identity.
+    """
+
+    __slots__ = ("name", "doc")
+
+    def __init__(self, name: str, doc: str):
+        self.name = name
+        self.doc = doc
+
+    def __repr__(self) -> str:
+        return f"Trait({self.name})"
+
+
+class Role:
+    """A primitive a layer below the cards must emit by itself (its card fills the role).
+
+    An optimisation pass that fills a zero needs *the* broadcast primitive
+    without importing the primitives layer: the pass defines the role, the
+    card of the primitive that plays it calls ``role.fill(prim)``, and the
+    pass reads ``role.primitive``.
+    """
+
+    __slots__ = ("name", "doc", "_primitive")
+
+    def __init__(self, name: str, doc: str):
+        self.name = name
+        self.doc = doc
+        self._primitive: Primitive | None = None
+
+    def fill(self, primitive: Primitive) -> None:
+        if self._primitive is not None and self._primitive is not primitive:
+            raise FunctionalDiffError(f"the role {self.name!r} is played by "
+                                      f"{self._primitive.name} already; {primitive.name} "
+                                      "cannot take it too")
+        self._primitive = primitive
+
+    @property
+    def primitive(self) -> Primitive:
+        if self._primitive is None:
+            raise FunctionalDiffError(f"no primitive plays the role {self.name!r}: its card "
+                                      "must call fill (is funcdiff.primitives imported?)")
+        return self._primitive
+
+    def __repr__(self) -> str:
+        return f"Role({self.name})"
 
 
 def all_primitives() -> dict[str, Primitive]:
