@@ -28,7 +28,7 @@ from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.tape import TapeFunction
 from funcdiff.interpreters.tape_batched import pull_back_batched
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,
                                 tree_unflatten, treedef_is_leaf)
 
@@ -51,7 +51,7 @@ def _slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
     shape = get_aval(x).shape
     if (start, stop) == (0, shape[axis]):
         return x
-    return structural.slice(x, start_indices=tuple(start if i == axis else 0
+    return slicing.slice(x, start_indices=tuple(start if i == axis else 0
                                                    for i in range(len(shape))),
                             limit_indices=tuple(stop if i == axis else s
                                                 for i, s in enumerate(shape)))

@@ -39,7 +39,7 @@ from funcdiff.primitives import elementwise
 from funcdiff.primitives.control_flow import cond_p, scan_p, while_p
 from funcdiff.primitives.elementwise import convert_element_type
 from funcdiff.primitives.gradient_control import stop_gradient
-from funcdiff.primitives.structural import dynamic_slice, dynamic_update_slice
+from funcdiff.primitives.slicing import dynamic_slice, dynamic_update_slice
 from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",

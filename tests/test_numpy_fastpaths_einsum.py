@@ -151,7 +151,7 @@ def test_an_empty_diagonal_slices_with_unit_strides():
     x = np.ones((0, 0))
     closed = fd.make_jaxpr(lambda a: fnp.einsum("ii->i", a))(x)
     (eqn,) = [e for e in closed.eqns if e.primitive.name == "slice"]
-    assert eqn.params["strides"] is None  # as structural.slice normalises unit strides
+    assert eqn.params["strides"] is None  # as slicing.slice normalises unit strides
     assert fnp.einsum("ii->i", x).shape == (0,)
     assert fnp.trace(np.ones((3, 0))) == 0.0
 

@@ -22,7 +22,7 @@ from funcdiff.core import get_aval
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.primitives import cumulative as cu
-from funcdiff.primitives import elementwise, structural
+from funcdiff.primitives import elementwise, slicing, structural
 from funcdiff.primitives import reductions as rd
 from funcdiff.primitives import sorting as so
 from funcdiff.test_util import check_grads
@@ -325,7 +325,7 @@ def test_cummax_tangent_averages_over_the_prefix_entries_attaining_it():
     # The last running maximum has exactly reduce_max's derivative, ties included.
     ties = np.array([[2.0, 0.0, 2.0, 1.0, 2.0], [1.0, 1.0, 0.0, 1.0, -3.0]])
     u = np.array([0.7, -1.3])
-    last = lambda x: structural.squeeze(structural.slice(
+    last = lambda x: structural.squeeze(slicing.slice(
         cu.cummax(x, axis=1, reverse=False), start_indices=(0, 4), limit_indices=(2, 5)),
         dimensions=(1,))
     (pull_last,) = fd.vjp(last, ties)[1](u)

@@ -23,6 +23,7 @@ from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.ir import check_jaxpr
 from funcdiff.primitives import dot as D
 from funcdiff.primitives import reductions as R
+from funcdiff.primitives import slicing as SL
 from funcdiff.primitives import structural as S
 from funcdiff.test_util import check_grads
 
@@ -139,36 +140,36 @@ CASES = [
          lambda *xs, dimension: np.concatenate(xs, dimension)),
     Case("concatenate-1", S.concatenate_p, {"dimension": 0}, (F((2, 2)),),
          lambda *xs, dimension: np.concatenate(xs, dimension)),
-    Case("slice", S.slice_p, {"start_indices": (1, 0), "limit_indices": (5, 5), "strides": None},
+    Case("slice", SL.slice_p, {"start_indices": (1, 0), "limit_indices": (5, 5), "strides": None},
          (F((6, 5)),), ref_slice),
-    Case("slice-strided", S.slice_p,
+    Case("slice-strided", SL.slice_p,
          {"start_indices": (1, 0), "limit_indices": (6, 5), "strides": (2, 3)}, (F((6, 5)),),
          ref_slice),
-    Case("slice-stride-1d", S.slice_p, {"start_indices": (1,), "limit_indices": (7,),
+    Case("slice-stride-1d", SL.slice_p, {"start_indices": (1,), "limit_indices": (7,),
                                         "strides": (3,)}, (F((7,)),), ref_slice),
-    Case("slice-empty", S.slice_p, {"start_indices": (2,), "limit_indices": (2,), "strides": None},
+    Case("slice-empty", SL.slice_p, {"start_indices": (2,), "limit_indices": (2,), "strides": None},
          (F((4,)),), ref_slice),
-    Case("pad", S.pad_p, {"padding_config": ((1, 2, 0),)}, (F((3,)), F(())), ref_pad),
-    Case("pad-interior", S.pad_p, {"padding_config": ((1, -1, 1), (0, 2, 2))},
+    Case("pad", SL.pad_p, {"padding_config": ((1, 2, 0),)}, (F((3,)), F(())), ref_pad),
+    Case("pad-interior", SL.pad_p, {"padding_config": ((1, -1, 1), (0, 2, 2))},
          (F((3, 4)), F(())), ref_pad),
-    Case("pad-crop-interior", S.pad_p, {"padding_config": ((-2, 1, 2),)}, (F((3,)), F(())),
+    Case("pad-crop-interior", SL.pad_p, {"padding_config": ((-2, 1, 2),)}, (F((3,)), F(())),
          ref_pad),
-    Case("pad-crop", S.pad_p, {"padding_config": ((-1, -1, 0), (2, -3, 1))},
+    Case("pad-crop", SL.pad_p, {"padding_config": ((-1, -1, 0), (2, -3, 1))},
          (F((2, 3)), F(())), ref_pad),
-    Case("pad-0d", S.pad_p, {"padding_config": ()}, (F(()), F(())), ref_pad),
-    Case("dynamic_slice", S.dynamic_slice_p, {"slice_sizes": (2, 2)}, (F((5, 4)), I(1), I(2)),
+    Case("pad-0d", SL.pad_p, {"padding_config": ()}, (F(()), F(())), ref_pad),
+    Case("dynamic_slice", SL.dynamic_slice_p, {"slice_sizes": (2, 2)}, (F((5, 4)), I(1), I(2)),
          ref_dynamic_slice),
-    Case("dynamic_slice-clamp-high", S.dynamic_slice_p, {"slice_sizes": (3,)}, (F((5,)), I(4)),
+    Case("dynamic_slice-clamp-high", SL.dynamic_slice_p, {"slice_sizes": (3,)}, (F((5,)), I(4)),
          ref_dynamic_slice),
-    Case("dynamic_slice-clamp-low", S.dynamic_slice_p, {"slice_sizes": (2, 4)},
+    Case("dynamic_slice-clamp-low", SL.dynamic_slice_p, {"slice_sizes": (2, 4)},
          (F((3, 4)), I(-2), I(1)), ref_dynamic_slice),
-    Case("dynamic_slice-whole", S.dynamic_slice_p, {"slice_sizes": (3, 4)},
+    Case("dynamic_slice-whole", SL.dynamic_slice_p, {"slice_sizes": (3, 4)},
          (F((3, 4)), I(0), I(0)), ref_dynamic_slice),
-    Case("dynamic_update_slice", S.dynamic_update_slice_p, {}, (F((5, 4)), F((2, 3)), I(1), I(3)),
+    Case("dynamic_update_slice", SL.dynamic_update_slice_p, {}, (F((5, 4)), F((2, 3)), I(1), I(3)),
          ref_dynamic_update_slice),
-    Case("dynamic_update_slice-whole", S.dynamic_update_slice_p, {}, (F((4,)), F((4,)), I(0)),
+    Case("dynamic_update_slice-whole", SL.dynamic_update_slice_p, {}, (F((4,)), F((4,)), I(0)),
          ref_dynamic_update_slice),
-    Case("dynamic_update_slice-clamp-low", S.dynamic_update_slice_p, {},
+    Case("dynamic_update_slice-clamp-low", SL.dynamic_update_slice_p, {},
          (F((5,)), F((2,)), I(-1)), ref_dynamic_update_slice),
     Case("matmul", D.dot_general_p, _dn((1,), (0,)), (F((3, 4)), F((4, 5))), ref_dot_general, True),
     Case("matmul-Tx", D.dot_general_p, _dn((0,), (0,)), (F((4, 3)), F((4, 5))), ref_dot_general,
@@ -339,9 +340,9 @@ def test_transpose_is_adjoint(case):
 
 def test_integer_index_arguments_get_no_tangent():
     x = np.arange(6.0)
-    f = lambda x, i: R.reduce_sum(S.dynamic_slice(x, i, slice_sizes=(2,)), axes=(0,))
+    f = lambda x, i: R.reduce_sum(SL.dynamic_slice(x, i, slice_sizes=(2,)), axes=(0,))
     np.testing.assert_array_equal(fd.grad(f)(x, np.int64(3)), [0, 0, 0, 1, 1, 0])
-    g = lambda x, u, i: R.reduce_sum(S.dynamic_update_slice(x, u, i), axes=(0,))
+    g = lambda x, u, i: R.reduce_sum(SL.dynamic_update_slice(x, u, i), axes=(0,))
     gx, gu = fd.grad(g, argnums=(0, 1))(x, np.ones(2), np.int64(9))  # clamped to start 4
     np.testing.assert_array_equal(gx, [1, 1, 1, 1, 0, 0])
     np.testing.assert_array_equal(gu, [1, 1])
@@ -390,7 +391,7 @@ def test_vmap_matches_loop(case, in_axes):
 def test_vmap_out_axes_and_staging_with_batched_indices():
     x = np.arange(20.0).reshape(4, 5)
     starts = np.array([0, 3, 7])
-    f = lambda x, i: S.dynamic_slice(x, np.int64(1), i, slice_sizes=(2, 2))
+    f = lambda x, i: SL.dynamic_slice(x, np.int64(1), i, slice_sizes=(2, 2))
     out = fd.vmap(f, in_axes=(None, 0), out_axes=2)(x, starts)
     expected = np.stack([x[1:3, min(s, 3):min(s, 3) + 2] for s in starts], axis=2)
     np.testing.assert_array_equal(out, expected)
@@ -407,13 +408,13 @@ def test_vmap_dynamic_slice_mixed_batching(in_axes):
     xb = x if in_axes[0] is None else np.stack([x * (b + 1) for b in range(B)], axis=in_axes[0])
     i = np.int32(1) if in_axes[1] is None else np.array([0, 3, 9], dtype=np.int32)
     j = np.uint8(2) if in_axes[2] is None else np.array([7, 0, 2], dtype=np.uint8)
-    f = lambda x, i, j: S.dynamic_slice(x, i, j, slice_sizes=(2, 3))
+    f = lambda x, i, j: SL.dynamic_slice(x, i, j, slice_sizes=(2, 3))
     out = fd.vmap(f, in_axes=in_axes)(xb, i, j)
     take = lambda a, b, ax: a if ax is None else np.take(a, b, axis=ax)
     expected = np.stack([ref_dynamic_slice(*[take(a, b, ax) for a, ax in zip((xb, i, j), in_axes)],
                                            slice_sizes=(2, 3)) for b in range(B)])
     np.testing.assert_array_equal(out, expected)
-    g = lambda x, u, i, j: S.dynamic_update_slice(x, u, i, j)
+    g = lambda x, u, i, j: SL.dynamic_update_slice(x, u, i, j)
     u = rng.standard_normal((B, 2, 3))
     out = fd.vmap(g, in_axes=(in_axes[0], 0, in_axes[1], in_axes[2]))(xb, u, i, j)
     expected = np.stack([ref_dynamic_update_slice(
@@ -425,12 +426,12 @@ def test_vmap_dynamic_slice_mixed_batching(in_axes):
 def test_nested_vmap_with_batched_starts():
     x = np.arange(24.0).reshape(4, 6)
     starts = np.array([[0, 2, 5], [-1, 1, 3]])
-    f = lambda x, s: S.dynamic_slice(x, s, s, slice_sizes=(2, 2))
+    f = lambda x, s: SL.dynamic_slice(x, s, s, slice_sizes=(2, 2))
     out = fd.vmap(fd.vmap(f, in_axes=(None, 0)), in_axes=(None, 0))(x, starts)
     for a, b in itertools.product(range(2), range(3)):
         s = starts[a, b]
         np.testing.assert_array_equal(out[a, b], ref_dynamic_slice(x, s, s, slice_sizes=(2, 2)))
-    g = lambda x, s: S.dynamic_update_slice(x, -np.ones((2, 2)), s, s)
+    g = lambda x, s: SL.dynamic_update_slice(x, -np.ones((2, 2)), s, s)
     out = fd.vmap(fd.vmap(g, in_axes=(None, 0)), in_axes=(None, 0))(x, starts)
     for a, b in itertools.product(range(2), range(3)):
         s = starts[a, b]
@@ -445,8 +446,8 @@ def test_vmap_of_grad_with_batched_indices():
     starts = np.array([1, 5, -2])
 
     def loss(x, u, i):
-        y = S.dynamic_update_slice(x, u, i)
-        z = S.dynamic_slice(y, i, slice_sizes=(2,))
+        y = SL.dynamic_update_slice(x, u, i)
+        z = SL.dynamic_slice(y, i, slice_sizes=(2,))
         return R.reduce_sum(D.dot_general(z, ws, dimension_numbers=(((0,), (0,)), ((), ()))),
                             axes=())
     grads = fd.vmap(fd.grad(loss, argnums=(0, 1)))(xs, us, starts)
@@ -462,7 +463,7 @@ def test_vmap_pad_with_batched_padding_value():
     values = np.array([-1.0, 5.0, 7.0])
     config = ((1, 0, 1), (0, -1, 0))
     for in_axes, xb in (((None, 0), x), ((0, 0), np.stack([x, x + 1, x + 2]))):
-        out = fd.vmap(lambda x, v: S.pad(x, v, padding_config=config), in_axes=in_axes)(xb, values)
+        out = fd.vmap(lambda x, v: SL.pad(x, v, padding_config=config), in_axes=in_axes)(xb, values)
         for b in range(3):
             xm = xb if in_axes[0] is None else xb[b]
             np.testing.assert_array_equal(out[b], ref_pad(xm, values[b], padding_config=config))
@@ -482,11 +483,11 @@ def test_ops_normalise_settings():
     assert _params(lambda x: S.expand_dims(x, dimensions=(-1, 0)), x) == {"dimensions": (0, 4)}
     assert _params(lambda x: S.rev(x, dimensions=[np.int64(-2)]), x) == {"dimensions": (1,)}
     assert _params(lambda x: S.concatenate(x, x, dimension=-1), x) == {"dimension": 2}
-    assert _params(lambda x: S.slice(x, start_indices=[0, 0, 0], limit_indices=(1, 2, 1),
+    assert _params(lambda x: SL.slice(x, start_indices=[0, 0, 0], limit_indices=(1, 2, 1),
                                      strides=(1, 1, 1)), x)["strides"] is None
     p = _params(lambda x: D.dot_general(x, x, dimension_numbers=[[[1], [1]], [[0], [0]]]), x)
     assert p == {"dimension_numbers": (((1,), (1,)), ((0,), (0,)))}
-    out = S.pad(np.arange(3, dtype=np.float32), 1, padding_config=[(1, 1, 0)])
+    out = SL.pad(np.arange(3, dtype=np.float32), 1, padding_config=[(1, 1, 0)])
     assert out.dtype == np.float32 and out.tolist() == [1, 0, 1, 2, 1]
 
 
@@ -499,7 +500,7 @@ def test_dot_matches_numpy_dot():
     check_grads(D.dot, (rng.standard_normal((3, 4)), rng.standard_normal(4)), order=2)
 
 
-@pytest.mark.parametrize("module", [S, D], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [S, SL, D], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
@@ -527,23 +528,23 @@ ERRORS = [
      (x23, np.zeros((2, 3, 1))), ShapeError, ["concatenate", "(2, 3, 1)"]),
     ("concatenate-0d", lambda x: S.concatenate(x, x, dimension=0), (np.float64(1.0),), AxisError,
      ["concatenate"]),
-    ("slice-bounds", lambda x: S.slice(x, start_indices=(0, 1), limit_indices=(2, 4)), (x23,),
+    ("slice-bounds", lambda x: SL.slice(x, start_indices=(0, 1), limit_indices=(2, 4)), (x23,),
      ShapeError, ["slice", "f64[2,3]", "(2, 4)"]),
-    ("slice-rank", lambda x: S.slice(x, start_indices=(0,), limit_indices=(2,)), (x23,),
+    ("slice-rank", lambda x: SL.slice(x, start_indices=(0,), limit_indices=(2,)), (x23,),
      ShapeError, ["slice", "start_indices"]),
-    ("pad-negative", lambda x: S.pad(x, 0.0, padding_config=((0, 0, 0), (-2, -2, 0))), (x23,),
+    ("pad-negative", lambda x: SL.pad(x, 0.0, padding_config=((0, 0, 0), (-2, -2, 0))), (x23,),
      ShapeError, ["pad", "f64[2,3]"]),
-    ("pad-value-shape", lambda x: S.pad(x, np.zeros(2), padding_config=((0, 0, 0),) * 2), (x23,),
+    ("pad-value-shape", lambda x: SL.pad(x, np.zeros(2), padding_config=((0, 0, 0),) * 2), (x23,),
      ShapeError, ["pad", "0-d"]),
-    ("pad-interior", lambda x: S.pad(x, 0.0, padding_config=((0, 0, -1),) * 2), (x23,),
+    ("pad-interior", lambda x: SL.pad(x, 0.0, padding_config=((0, 0, -1),) * 2), (x23,),
      ShapeError, ["pad", "interior"]),
-    ("dynamic_slice-size", lambda x: S.dynamic_slice(x, 0, 0, slice_sizes=(3, 1)), (x23,),
+    ("dynamic_slice-size", lambda x: SL.dynamic_slice(x, 0, 0, slice_sizes=(3, 1)), (x23,),
      ShapeError, ["dynamic_slice", "(3, 1)"]),
-    ("dynamic_slice-count", lambda x: S.dynamic_slice(x, 0, slice_sizes=(1, 1)), (x23,),
+    ("dynamic_slice-count", lambda x: SL.dynamic_slice(x, 0, slice_sizes=(1, 1)), (x23,),
      ShapeError, ["dynamic_slice", "start index"]),
-    ("dynamic_slice-float", lambda x: S.dynamic_slice(x, 0, 1.0, slice_sizes=(1, 1)), (x23,),
+    ("dynamic_slice-float", lambda x: SL.dynamic_slice(x, 0, 1.0, slice_sizes=(1, 1)), (x23,),
      DTypeError, ["dynamic_slice", "integer"]),
-    ("dynamic_update_slice-big", lambda x, u: S.dynamic_update_slice(x, u, 0, 0),
+    ("dynamic_update_slice-big", lambda x, u: SL.dynamic_update_slice(x, u, 0, 0),
      (x23, np.zeros((3, 1))), ShapeError, ["dynamic_update_slice", "f64[2,3]", "f64[3,1]"]),
     ("dot_general-contract", _dot_with((((1,), (0,)), ((), ()))),
      (x23, np.zeros((4, 5))), ShapeError, ["dot_general", "f64[2,3]", "f64[4,5]"]),
@@ -572,8 +573,8 @@ def test_bad_input_raises_funcdiff_error(name, f, args, exc, words, staged):
     (lambda x, y: D.dot_general(x, y, dimension_numbers=(((1,), (0,)), ((), ()))),
      (x23, np.zeros((3, 2), np.float32))),
     (lambda x, y: S.concatenate(x, y, dimension=0), (x23, np.zeros((2, 3), np.int64))),
-    (lambda x, y: S.dynamic_update_slice(x, y, 0, 0), (x23, np.zeros((1, 1), np.float32))),
-    (lambda x: S.pad(x, np.float32(0), padding_config=((0, 0, 0),) * 2), (x23,)),
+    (lambda x, y: SL.dynamic_update_slice(x, y, 0, 0), (x23, np.zeros((1, 1), np.float32))),
+    (lambda x: SL.pad(x, np.float32(0), padding_config=((0, 0, 0),) * 2), (x23,)),
 ], ids=["dot_general", "concatenate", "dynamic_update_slice", "pad"])
 def test_mixed_dtypes_rejected_when_staged(f, args):
     with pytest.raises(DTypeError, match="one dtype"):
@@ -589,9 +590,9 @@ def test_costs():
                                 dimension_numbers=(((3,), (1,)), ((0,), (0,))))
     assert cost["flops"] == 2 * 7 * (2 * 3) * 5 * 4
     assert cost["bytes"] == 8 * (7 * 2 * 3 * 4 + 7 * 4 * 5 + 7 * 2 * 3 * 5)
-    cost = S.slice_p.cost(f64(10, 10), start_indices=(0, 0), limit_indices=(10, 10), strides=(5, 2))
+    cost = SL.slice_p.cost(f64(10, 10), start_indices=(0, 0), limit_indices=(10, 10), strides=(5, 2))
     assert cost == {"flops": 0, "bytes": 2 * 8 * 2 * 5}
-    assert S.dynamic_slice_p.cost(f64(10), f64(), slice_sizes=(3,))["bytes"] == 2 * 8 * 3
+    assert SL.dynamic_slice_p.cost(f64(10), f64(), slice_sizes=(3,))["bytes"] == 2 * 8 * 3
     for case in CASES:
         avals = [get_aval(a) for a in make_args(case)]
         c = case.prim.cost(*avals, **case.params)

@@ -28,7 +28,7 @@ import numpy as np
 from funcdiff.errors import ShapeError
 from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import reductions, structural
+from funcdiff.primitives import reductions, slicing, structural
 from funcdiff.primitives.dot import dot_general_p
 
 
@@ -239,9 +239,9 @@ def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple[t
     starts = (0,) * len(lead) + (start,)
     limits = tuple(lead) + (limit,)
     strides = (1,) * len(lead) + (m + 1,)
-    # Params as structural.slice normalises them (int tuples; unit strides are
+    # Params as slicing.slice normalises them (int tuples; unit strides are
     # None), so the primitive is bound directly.
-    steps += ((structural.slice_p.bind, {
+    steps += ((slicing.slice_p.bind, {
         "start_indices": starts, "limit_indices": limits,
         "strides": None if m == 0 else strides}),)
     return steps, tuple(lead) + (count,)

@@ -22,7 +22,7 @@ from funcdiff.errors import AxisError, ShapeError
 from funcdiff.numpy import _util
 from funcdiff.numpy._ufunc_support import _array, _c, _fname, _shape
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 
 def _matrix_mask(name: str, m: Any, k: int, lower: bool) -> np.ndarray:
@@ -95,7 +95,7 @@ def _strided_diagonal(a, shape: tuple, offset: int, axis1: int, axis2: int):
     if perm is not None:
         a = structural.transpose(a, permutation=perm)
     flat = structural.reshape(a, new_sizes=flat_sizes)
-    return structural.slice_p.bind(flat, start_indices=starts, limit_indices=limits,
+    return slicing.slice_p.bind(flat, start_indices=starts, limit_indices=limits,
                                    strides=strides)
 
 
@@ -149,7 +149,7 @@ def diag(v, k=0):
         raise ShapeError(f"{_fname('diag')} needs a 1-d or 2-d input, got shape {shape}")
     zero = _c(v, 0)
     if k:  # column j of the result holds v[j - k] (k > 0) or v[j] (k < 0)
-        v = structural.pad_p.bind(v, zero, padding_config=((builtins.max(k, 0),
+        v = slicing.pad_p.bind(v, zero, padding_config=((builtins.max(k, 0),
                                                             builtins.max(-k, 0), 0),))
     return ew.select(_diag_mask(shape[0] + builtins.abs(k), k), v, zero)
 

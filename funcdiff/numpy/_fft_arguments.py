@@ -20,7 +20,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (AxisError, DTypeError, FunctionalDiffError, ShapeError,
                              UnsupportedNumpyError)
-from funcdiff.primitives import complex_ops, structural
+from funcdiff.primitives import complex_ops, slicing
 from funcdiff.primitives import elementwise as ew
 
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
@@ -153,6 +153,6 @@ def _fit(x: Any, axis: int, size: int) -> Any:
         return x
     if shape[axis] > size:
         limits = shape[:axis] + (size,) + shape[axis + 1:]
-        return structural.slice(x, start_indices=(0,) * len(shape), limit_indices=limits)
+        return slicing.slice(x, start_indices=(0,) * len(shape), limit_indices=limits)
     config = tuple((0, size - shape[axis] if d == axis else 0, 0) for d in range(len(shape)))
-    return structural.pad(x, np.zeros((), get_aval(x).dtype), padding_config=config)
+    return slicing.pad(x, np.zeros((), get_aval(x).dtype), padding_config=config)

@@ -17,7 +17,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError
 from funcdiff.numpy._fft_arguments import _array, _as_list, _fname
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 
 def _roll(x: Any, shift: int, axis: int) -> Any:
@@ -32,7 +32,7 @@ def _roll(x: Any, shift: int, axis: int) -> Any:
     def part(start, stop):
         starts = zeros[:axis] + (start,) + zeros[axis + 1:]
         limits = shape[:axis] + (stop,) + shape[axis + 1:]
-        return structural.slice(x, start_indices=starts, limit_indices=limits)
+        return slicing.slice(x, start_indices=starts, limit_indices=limits)
     return structural.concatenate(part(size - shift, size), part(0, size - shift),
                                   dimension=axis)
 

@@ -27,7 +27,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._index_parsing import _INDEX_DTYPE, _parse
-from funcdiff.primitives import indexing, structural
+from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
 
 
@@ -102,7 +102,7 @@ def _basic(x: Any, shape: tuple, entries: list) -> tuple[Any, list]:
         strides.append(step)
     y = x
     if tuple(starts) != (0,) * len(shape) or tuple(limits) != shape or any(s != 1 for s in strides):
-        y = structural.slice(y, start_indices=tuple(starts), limit_indices=tuple(limits),
+        y = slicing.slice(y, start_indices=tuple(starts), limit_indices=tuple(limits),
                              strides=tuple(strides))
     if reversed_axes:
         y = structural.rev(y, dimensions=tuple(reversed_axes))

@@ -28,7 +28,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 
 # ---------------------------------------------------------------------------
@@ -382,8 +382,8 @@ def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
         type(ios) is tuple and all(type(i) is int for i in ios)))
     plan = (_split_plan if cacheable else _split_plan.__wrapped__)(
         name, _shape(ary), ios, axis, equal)
-    # the operation structural.slice with its settings already normalised
-    return [ary if p is None else structural.slice_p.bind(
+    # the operation slicing.slice with its settings already normalised
+    return [ary if p is None else slicing.slice_p.bind(
         ary, start_indices=p[0], limit_indices=p[1], strides=None) for p in plan]
 
 

@@ -28,7 +28,7 @@ from funcdiff.numpy._diagonals import _strided_diagonal
 from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
     EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import complex_ops, indexing, reductions, structural
+from funcdiff.primitives import complex_ops, indexing, reductions, slicing, structural
 from funcdiff.primitives.cards import broadcast_shapes
 from funcdiff.primitives.dot import dot_general, dot_general_p
 
@@ -364,7 +364,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 def _component(x, i: int):
     """``x[..., i]``: one static slice of the last axis, then a reshape drops it."""
     shape = _shape(x)
-    part = structural.slice(x, start_indices=(0,) * (len(shape) - 1) + (i,),
+    part = slicing.slice(x, start_indices=(0,) * (len(shape) - 1) + (i,),
                             limit_indices=shape[:-1] + (i + 1,))
     return _reshape(part, shape[:-1])
 
@@ -445,7 +445,7 @@ def _correlate_longer(a, v, mode: str):
     pad_lo = m - 1 - start
     pad_hi = max(0, length + m - 1 - pad_lo - n)
     if pad_lo or pad_hi:
-        a = structural.pad(a, np.zeros((), _util.dtype_of(a)),
+        a = slicing.pad(a, np.zeros((), _util.dtype_of(a)),
                            padding_config=((pad_lo, pad_hi, 0),))
     # Windows w[k, j] = a[k + j] contracted with v: one gather and one dot_general per
     # chunk of rows, chunks bounding the window matrix at _WINDOW_LIMIT elements. All
@@ -455,7 +455,7 @@ def _correlate_longer(a, v, mode: str):
     outs = []
     for start in range(0, length, rows):
         r = min(rows, length - start)
-        segment = a if r == length else structural.slice(
+        segment = a if r == length else slicing.slice(
             a, start_indices=(start,), limit_indices=(start + r + m - 1,))
         gathered = indexing.gather(segment, windows if r == rows else windows[:r], axis=0)
         outs.append(dot_general(gathered, v, dimension_numbers=(((1,), (0,)), ((), ()))))

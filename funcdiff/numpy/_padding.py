@@ -18,7 +18,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing
 
 
 # ---------------------------------------------------------------------------
@@ -121,13 +121,13 @@ def _pad_constant(array: Any, widths: list, values: Any, dtype: np.dtype) -> Any
         if values.ndim != 0:
             raise UnsupportedNumpyError("funcdiff.numpy.pad: a traced constant_values must be 0-d")
         value = _util.cast(values, dtype)
-        return structural.pad(array, value, padding_config=tuple((lo, hi, 0) for lo, hi in widths))
+        return slicing.pad(array, value, padding_config=tuple((lo, hi, 0) for lo, hi in widths))
     pairs = _pad_pairs(values, len(widths), "constant_values", False)
     pairs = [(np.asarray(b).astype(dtype), np.asarray(c).astype(dtype)) for b, c in pairs]
     if all(b == pairs[0][0] and c == pairs[0][0] for b, c in pairs):
         if all(w == (0, 0) for w in widths):
             return array
-        return structural.pad(array, pairs[0][0],
+        return slicing.pad(array, pairs[0][0],
                               padding_config=tuple((lo, hi, 0) for lo, hi in widths))
     # Different values per side: pad one side at a time, axis by axis, as numpy
     # does (later axes' values fill the corners).
@@ -136,7 +136,7 @@ def _pad_constant(array: Any, widths: list, values: Any, dtype: np.dtype) -> Any
         for config, value in (((lo, 0), vlo), ((0, hi), vhi)):
             if config != (0, 0):
                 full = tuple(config + (0,) if i == ax else (0, 0, 0) for i in range(ndim))
-                array = structural.pad(array, value, padding_config=full)
+                array = slicing.pad(array, value, padding_config=full)
     return array
 
 

@@ -22,7 +22,7 @@ from funcdiff.numpy._reductions import _axes, _count, _finish, mean
 from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT64, _arg, _c, _cast, _fname, _full,
                                            _num_arg, _reject_out, _shape)
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import indexing, reductions, sorting, structural
+from funcdiff.primitives import indexing, reductions, slicing, sorting, structural
 
 
 # ---------------------------------------------------------------------------
@@ -58,7 +58,7 @@ def _last_element(x: Any, n: int) -> Any:
     """``x[..., n - 1]`` of an array whose last axis has size ``n``."""
     shape = _shape(x)
     last = len(shape) - 1
-    top = structural.slice(x, start_indices=(0,) * last + (n - 1,), limit_indices=shape)
+    top = slicing.slice(x, start_indices=(0,) * last + (n - 1,), limit_indices=shape)
     return structural.squeeze(top, dimensions=(last,))
 
 
@@ -82,7 +82,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         s = sorting.sort(x, axis=last)
         half = n // 2
         lo = half if n % 2 else half - 1
-        middle = structural.slice(s, start_indices=(0,) * last + (lo,),
+        middle = slicing.slice(s, start_indices=(0,) * last + (lo,),
                                   limit_indices=rest + (half + 1,))
         result = mean(middle, axis=last)
         if a.dtype.kind == "f":

@@ -29,7 +29,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 _INDEX_DTYPE = np.dtype(np.int64)
 
@@ -85,7 +85,7 @@ def _slice_axis(x: Any, axis: int, start: int, stop: int, step: int = 1) -> Any:
     starts = tuple(start if i == axis else 0 for i in range(len(shape)))
     limits = tuple(stop if i == axis else n for i, n in enumerate(shape))
     strides = tuple(step if i == axis else 1 for i in range(len(shape)))
-    return structural.slice(x, start_indices=starts, limit_indices=limits, strides=strides)
+    return slicing.slice(x, start_indices=starts, limit_indices=limits, strides=strides)
 
 
 def _broadcast_axis(x: Any, axis: int, size: int) -> Any:

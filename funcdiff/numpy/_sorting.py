@@ -20,7 +20,7 @@ from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentErro
 from funcdiff.numpy import _util
 from funcdiff.primitives import cumulative, indexing, reductions, sorting
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 _NoValue = object()  # numpy's sentinel for "argument not given" (None is a value)
 
@@ -200,7 +200,7 @@ def _slice_axis(x, axis: int, start: int, stop: int):
     shape = _shape(x)
     starts = tuple(start if i == axis else 0 for i in range(len(shape)))
     limits = tuple(stop if i == axis else s for i, s in enumerate(shape))
-    return structural.slice(x, start_indices=starts, limit_indices=limits)
+    return slicing.slice(x, start_indices=starts, limit_indices=limits)
 
 
 def _concatenate_promoted(name: str, parts: list, axis: int):

@@ -23,7 +23,7 @@ from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, 
                                            _check_broadcast, _dtype_arg, _fname, _result_dtype,
                                            _shape)
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 
 import funcdiff.numpy as fnp
 
@@ -69,7 +69,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     step = ew.div(delta, _c(delta, div)) if div > 0 else _c(delta, np.nan)
     y = ew.add(ew.mul(steps, step if div > 0 else delta), start)
     if endpoint and num > 1:
-        head = structural.slice(y, start_indices=(0,) * (len(shape) + 1),
+        head = slicing.slice(y, start_indices=(0,) * (len(shape) + 1),
                                 limit_indices=(num - 1,) + shape)
         y = structural.concatenate(head, structural.reshape(stop, new_sizes=(1,) + shape),
                                    dimension=0)
@@ -163,7 +163,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         pieces = [fnp.expand_dims(first, 0)]
         inner = num - 1 if with_last else num
         if inner > 1:
-            pieces.append(structural.slice(y, start_indices=(1,) + (0,) * len(shape),
+            pieces.append(slicing.slice(y, start_indices=(1,) + (0,) * len(shape),
                                            limit_indices=(inner,) + shape))
         if with_last:
             pieces.append(fnp.expand_dims(last, 0))

@@ -21,7 +21,7 @@ import numpy as np
 
 from funcdiff.core import concrete_value
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
-from funcdiff.primitives import indexing, structural
+from funcdiff.primitives import indexing, slicing, structural
 
 
 # ---------------------------------------------------------------------------
@@ -222,9 +222,9 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
             a = structural.rev_p.bind(a, dimensions=(ax,))
         else:
             a = structural.concatenate_p.bind(
-                structural.slice_p.bind(a, start_indices=tail[0], limit_indices=tail[1],
+                slicing.slice_p.bind(a, start_indices=tail[0], limit_indices=tail[1],
                                         strides=None),
-                structural.slice_p.bind(a, start_indices=head[0], limit_indices=head[1],
+                slicing.slice_p.bind(a, start_indices=head[0], limit_indices=head[1],
                                         strides=None),
                 dimension=ax)
     if restore is not None:

@@ -27,8 +27,8 @@ from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
-from funcdiff.primitives.cards import (broadcast_shapes, checked_impl, elementwise_batch,
-                                       make_op, nbytes)
+from funcdiff.primitives.cards import broadcast_shapes, checked_impl, make_op, nbytes
+from funcdiff.primitives.elementwise_cards import elementwise_batch
 
 
 def _needs_complex(name: str, x: ShapedArray) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, bind, get_aval, instantiate
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError
-from funcdiff.primitives import elementwise, indexing, structural
+from funcdiff.primitives import elementwise, indexing, slicing
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
 
@@ -97,7 +97,7 @@ def shift(x, *, axis, offset, fill, reverse=False):
         return x
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (-offset, offset, 0) if reverse else (offset, -offset, 0)
-    return structural.pad(x, np.asarray(fill, dtype=aval.dtype), padding_config=tuple(config))
+    return slicing.pad(x, np.asarray(fill, dtype=aval.dtype), padding_config=tuple(config))
 
 
 def exclusive_cumprod(x, *, axis, reverse=False):

@@ -16,15 +16,21 @@ this module on purpose (they are the JAX lax names).
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
+from funcdiff.compiler import fusion
+from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
+from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
 from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
 from funcdiff.primitives import structural
-from funcdiff.primitives.cards import binary_elementwise, deflinear, make_op
+from funcdiff.primitives.cards import deflinear, make_op
+from funcdiff.primitives.elementwise_cards import (PRODUCT, SAFE_PRODUCT, SUM,
+                                                   binary_elementwise)
 from funcdiff.primitives.elementwise_common import (_ARITHMETIC, _NUMERIC, _binary, _const,
                                                     _unary, _unbroadcast_ct)
 from funcdiff.primitives.elementwise_logic import eq, select
@@ -33,14 +39,20 @@ from funcdiff.primitives.elementwise_logic import eq, select
 # add, sub and mul run as Python operators: on arrays they are the numpy ufuncs,
 # and on numpy scalars they skip the ufunc machinery (about 8x faster on 0-d
 # values). Operands are always numpy values here: funcdiff.numpy converts Python
-# scalars before binding. The jit compiler still emits the ufuncs (with out=).
+# scalars before binding. The jit compiler still emits the ufuncs (with out=:
+# their lowerings), and Python-float programs the operators (scalar lowerings).
 
 neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
+neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
 
 add_p = binary_elementwise("add", operator.add)
 add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
+SUM.fill(add_p)
+add_p.lowering = lower_ufunc(np.add)
+add_p.scalar_lowering = scalar_operator("({0} + {1})")
+fusion.ADD.fill(add_p)
 
 
 def _add_transpose(ct, x, y):
@@ -93,10 +105,16 @@ sub_p.linear = True
 sub_p.jvp = _sub_jvp
 sub_p.transpose = _sub_transpose
 sub_p.vjp_factor = lambda i, out, x, y: _const(out, -1.0) if i else None
+sub_p.lowering = lower_ufunc(np.subtract)
+sub_p.scalar_lowering = scalar_operator("({0} - {1})")
 
 mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
 mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
+PRODUCT.fill(mul_p)
+mul_p.lowering = lower_ufunc(np.multiply)
+mul_p.scalar_lowering = scalar_operator("({0} * {1})")
+fusion.MULTIPLY.fill(mul_p)
 
 
 def _mul_transpose(ct, x, y):
@@ -134,6 +152,11 @@ safe_mul_p = binary_elementwise("safe_mul", _safe_mul_impl,
                                 (lambda x, y, out: y, lambda x, y, out: x), singular=True)
 safe_mul_p.transpose = _safe_mul_transpose
 safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, even inf, is 0.")
+SAFE_PRODUCT.fill(safe_mul_p)
+safe_mul_p.lowering = lower_safe_mul
+safe_mul_p.scalar_lowering = scalar_operator(  # 0 * anything is 0, even 0 * inf
+    "({t} if ({t} := {0} * {1}) - {t} == 0.0 or ({0} != 0.0 and {1} != 0.0) else 0.0)",
+    float_only=False)
 
 
 def _div_impl(x, y):
@@ -157,10 +180,12 @@ div_p = _binary("div", _div_impl, (lambda x, y, out: div(_const(y, 1), y),
 div_p.transpose = _div_transpose
 div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not numpy, "
                      "semantics).")
+div_p.lowering = lower_ufunc(np.true_divide, kinds="fc")  # (integers: the impl)
+div_p.scalar_lowering = scalar_operator("({0} / {1})")
 
 rem_p = _binary("rem", np.fmod, (lambda x, y, out: _const(x, 1),
                                  lambda x, y, out: neg(round(div(sub(x, out), y)))),
-                kinds=_NUMERIC, flops=4)
+                kinds=_NUMERIC, flops=4, scalar=math.fmod)
 rem = make_op(rem_p, "Elementwise C-style remainder x - trunc(x / y) * y (numpy.fmod); "
                      "its sign follows x.")
 
@@ -173,9 +198,11 @@ def _balanced_eq(x, z, y):
 max_p = _binary("max", np.maximum, (lambda x, y, out: _balanced_eq(x, out, y),
                                     lambda x, y, out: _balanced_eq(y, out, x)))
 max = make_op(max_p, "Elementwise maximum (NaN propagates); ties split the derivative.")
+max_p.scalar_lowering = scalar_operator("({0} if {0} > {1} or {0} != {0} else {1})")
 min_p = _binary("min", np.minimum, (lambda x, y, out: _balanced_eq(x, out, y),
                                     lambda x, y, out: _balanced_eq(y, out, x)))
 min = make_op(min_p, "Elementwise minimum (NaN propagates); ties split the derivative.")
+min_p.scalar_lowering = scalar_operator("({0} if {0} < {1} or {0} != {0} else {1})")
 
 # --- rounding ------------------------------------------------------------------
 

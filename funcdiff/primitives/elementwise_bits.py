@@ -29,8 +29,9 @@ import numpy as np
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DifferentiationError, DTypeError
 from funcdiff.primitives.cards import (broadcast_shapes, checked_impl, deflinear,
-                                       elementwise_batch, elementwise_cost, make_op,
-                                       multi_output_elementwise_batch, nbytes)
+                                       elementwise_cost, make_op, nbytes)
+from funcdiff.primitives.elementwise_cards import (elementwise_batch,
+                                                   multi_output_elementwise_batch)
 from funcdiff.primitives.elementwise_arithmetic import neg, safe_mul
 from funcdiff.primitives.elementwise_common import (_FLOAT, _INTEGER, _accepts, _binary, _const,
                                                     _unary, _unbroadcast_ct)

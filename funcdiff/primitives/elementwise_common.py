@@ -3,22 +3,25 @@
 Binary primitives broadcast like numpy but require operands of one dtype;
 ``funcdiff.numpy`` promotes (and casts integers to float for float-only
 functions) before binding. ``_unary`` and ``_binary`` declare a card through
-``cards`` and add a check of the operands' dtype kinds (``_FLOAT``,
+``elementwise_cards`` and add a check of the operands' dtype kinds (``_FLOAT``,
 ``_NUMERIC``, ...; complex values are accepted only where the kind says so),
 whose error says how to convert. Rules use ``_const`` for constants, 0-d
 arrays of the operand's dtype so that float32 programs stay float32,
 ``_unbroadcast_ct`` to sum a broadcast cotangent back to an operand's shape,
 and ``_unary_batch`` as the batch rule of a one-operand primitive with params.
+``scalar=math.sin`` names the Python-float function of a float64 card for
+jit's all-scalar programs (``compiler.scalar``).
 The primitives live in ``elementwise_arithmetic``, ``elementwise_logic`` and
 ``elementwise_math``; ``elementwise`` re-exports them.
 """
 
 from __future__ import annotations
 
+from funcdiff.compiler.scalar import scalar_function
 from funcdiff.core import Primitive, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.primitives import structural
-from funcdiff.primitives.cards import binary_elementwise, unary_elementwise
+from funcdiff.primitives.elementwise_cards import binary_elementwise, unary_elementwise
 
 
 def _unbroadcast_ct(ct, x):
@@ -69,17 +72,21 @@ def _accepts(prim: Primitive, kinds: str) -> Primitive:
 
 
 def _unary(name, impl, deriv=None, *, output_deriv=None, kinds=_FLOAT, flops=1,
-           nondifferentiable=False, singular=False):
+           nondifferentiable=False, singular=False, scalar=None):
     prim = unary_elementwise(name, impl, deriv, output_deriv=output_deriv,
                              nondifferentiable=nondifferentiable, flops=flops,
                              singular=singular)
+    if scalar is not None:  # the Python-float function jit's scalar programs call
+        prim.scalar_lowering = scalar_function(scalar)
     return _accepts(prim, kinds)
 
 
 def _binary(name, impl, partials=None, *, kinds=_ANY, flops=1, nondifferentiable=False,
-            result_dtype=None, singular=False):
+            result_dtype=None, singular=False, scalar=None):
     prim = binary_elementwise(name, impl, partials, nondifferentiable=nondifferentiable,
                               result_dtype=result_dtype, flops=flops, singular=singular)
+    if scalar is not None:
+        prim.scalar_lowering = scalar_function(scalar)
     return _accepts(prim, kinds)
 
 

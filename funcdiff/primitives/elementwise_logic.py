@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff.compiler import fusion
+from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import structural
-from funcdiff.primitives.cards import (broadcast_shapes, elementwise_batch, make_op, nbytes,
-                                       same_dtype)
+from funcdiff.primitives.cards import broadcast_shapes, make_op, nbytes, same_dtype
+from funcdiff.primitives.elementwise_cards import elementwise_batch
 from funcdiff.primitives.elementwise_common import (_ANY, _INTEGRAL, _binary, _unary,
                                                     _unbroadcast_ct)
 
@@ -35,6 +37,14 @@ gt_p = _binary("gt", np.greater, nondifferentiable=True, result_dtype=np.bool_)
 gt = make_op(gt_p, "Elementwise x > y.")
 ge_p = _binary("ge", np.greater_equal, nondifferentiable=True, result_dtype=np.bool_)
 ge = make_op(ge_p, "Elementwise x >= y.")
+# Python-float forms (of floats or bools) and the role the compiler's fusion reads
+eq_p.scalar_lowering = scalar_operator("({0} == {1})", float_only=False)
+ne_p.scalar_lowering = scalar_operator("({0} != {1})", float_only=False)
+lt_p.scalar_lowering = scalar_operator("({0} < {1})", float_only=False)
+le_p.scalar_lowering = scalar_operator("({0} <= {1})", float_only=False)
+gt_p.scalar_lowering = scalar_operator("({0} > {1})", float_only=False)
+ge_p.scalar_lowering = scalar_operator("({0} >= {1})", float_only=False)
+fusion.LESS_THAN.fill(lt_p)
 
 and_p = _binary("and", np.bitwise_and, nondifferentiable=True, kinds=_INTEGRAL)
 and_ = make_op(and_p, "Elementwise logical (bool) or bitwise (integer) and.")
@@ -101,3 +111,5 @@ select_p.linear = True  # in on_true and on_false; pred is never differentiated
 select_p.batch = elementwise_batch(select_p)
 select_p.cost = _select_cost
 select = make_op(select_p, "Elementwise pred ? on_true : on_false, broadcasting all three.")
+select_p.scalar_lowering = scalar_operator("({1} if {0} else {2})", float_only=False)
+fusion.SELECT.fill(select_p)

@@ -12,9 +12,10 @@ tangent stays zero. sign has no derivative. The special functions (erf,
 lgamma, digamma, polygamma, ...) are computed by ``special_math``; of the
 modified Bessel functions, bessel_i0 is numpy.i0 itself (bit for bit) and
 bessel_i1, its derivative, comes from ``special_math``.
-Re-exported by ``elementwise``, which imports this module after
-``elementwise_arithmetic``: declaring a differentiable unary primitive looks up
-``elementwise.mul`` and ``elementwise.safe_mul`` (``cards.unary_elementwise``).
+Re-exported by ``elementwise``. Declaring a differentiable unary primitive
+takes the product that scales its tangent from the roles ``PRODUCT`` and
+``SAFE_PRODUCT`` (``elementwise_cards.unary_elementwise``), which
+``elementwise_arithmetic``, imported above, fills.
 
 The operations ``abs`` and ``pow`` shadow Python builtins inside this module
 on purpose (they are the JAX lax names).
@@ -26,6 +27,7 @@ import math
 
 import numpy as np
 
+from funcdiff.compiler.lowerings import lower_ufunc
 from funcdiff.core import Primitive, Zero, get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.primitives import special_math
@@ -40,15 +42,15 @@ from funcdiff.primitives.elementwise_logic import and_, eq, select
 
 sign_p = _unary("sign", np.sign, nondifferentiable=True, kinds=_NUMERIC)
 sign = make_op(sign_p, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
-abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC)
+abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC, scalar=math.fabs)
 abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
 
-exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10)
+exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10, scalar=math.exp)
 exp = make_op(exp_p, "Elementwise e ** x.")
 exp2_p = _unary("exp2", np.exp2, output_deriv=lambda y: mul(y, _const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
-                singular=True)
+                singular=True, scalar=math.log)
 log = make_op(log_p, "Elementwise natural logarithm.")
 # numpy's log2 and log10 are exact at powers of their base, which log(x) / log(b) is not
 log2_p = _unary("log2", np.log2, lambda x, y: div(_const(x, 1 / math.log(2)), x), flops=10,
@@ -58,11 +60,13 @@ log10_p = _unary("log10", np.log10, lambda x, y: div(_const(x, 1 / math.log(10))
                  flops=10, singular=True)
 log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
 log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
-                 flops=10, singular=True)
+                 flops=10, singular=True, scalar=math.log1p)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
-expm1_p = _unary("expm1", np.expm1, output_deriv=lambda y: add(y, _const(y, 1)), flops=10)
+expm1_p = _unary("expm1", np.expm1, output_deriv=lambda y: add(y, _const(y, 1)), flops=10,
+                 scalar=math.expm1)
 expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
-sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True)
+sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True,
+                scalar=math.sqrt)
 sqrt = make_op(sqrt_p, "Elementwise square root.")
 rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
                  lambda x, y: mul(_const(y, -0.5), div(y, x)), flops=5, singular=True)
@@ -71,11 +75,12 @@ cbrt_p = _unary("cbrt", np.cbrt, lambda x, y: mul(_const(y, 1 / 3), integer_pow(
                 flops=10, singular=True)
 cbrt = make_op(cbrt_p, "Elementwise real cube root.")
 
-sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10)
+sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10, scalar=math.sin)
 sin = make_op(sin_p, "Elementwise sine.")
-cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10)
+cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10, scalar=math.cos)
 cos = make_op(cos_p, "Elementwise cosine.")
-tan_p = _unary("tan", np.tan, output_deriv=lambda y: add(_const(y, 1), mul(y, y)), flops=10)
+tan_p = _unary("tan", np.tan, output_deriv=lambda y: add(_const(y, 1), mul(y, y)), flops=10,
+               scalar=math.tan)
 tan = make_op(tan_p, "Elementwise tangent.")
 
 
@@ -83,28 +88,32 @@ def _one_minus_square(x):
     return sub(_const(x, 1), mul(x, x))
 
 
-asin_p = _unary("asin", np.arcsin, lambda x, y: rsqrt(_one_minus_square(x)), flops=10, singular=True)
+asin_p = _unary("asin", np.arcsin, lambda x, y: rsqrt(_one_minus_square(x)), flops=10,
+                singular=True, scalar=math.asin)
 asin = make_op(asin_p, "Elementwise inverse sine.")
-acos_p = _unary("acos", np.arccos, lambda x, y: neg(rsqrt(_one_minus_square(x))), flops=10, singular=True)
+acos_p = _unary("acos", np.arccos, lambda x, y: neg(rsqrt(_one_minus_square(x))), flops=10,
+                singular=True, scalar=math.acos)
 acos = make_op(acos_p, "Elementwise inverse cosine.")
 atan_p = _unary("atan", np.arctan,
-                lambda x, y: div(_const(x, 1), add(_const(x, 1), mul(x, x))), flops=10)
+                lambda x, y: div(_const(x, 1), add(_const(x, 1), mul(x, x))), flops=10,
+                scalar=math.atan)
 atan = make_op(atan_p, "Elementwise inverse tangent.")
-sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10)
+sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10, scalar=math.sinh)
 sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
-cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10)
+cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10, scalar=math.cosh)
 cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
-tanh_p = _unary("tanh", np.tanh, output_deriv=_one_minus_square, flops=10)
+tanh_p = _unary("tanh", np.tanh, output_deriv=_one_minus_square, flops=10, scalar=math.tanh)
 tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
 asinh_p = _unary("asinh", np.arcsinh,
-                 lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10)
+                 lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10, scalar=math.asinh)
 asinh = make_op(asinh_p, "Elementwise inverse hyperbolic sine.")
 acosh_p = _unary("acosh", np.arccosh,
                  lambda x, y: rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1)))),
-                 flops=10, singular=True)
+                 flops=10, singular=True, scalar=math.acosh)
 acosh = make_op(acosh_p, "Elementwise inverse hyperbolic cosine.")
 atanh_p = _unary("atanh", np.arctanh, lambda x, y: div(
-    _const(x, 1), mul(sub(_const(x, 1), x), add(_const(x, 1), x))), flops=10, singular=True)
+    _const(x, 1), mul(sub(_const(x, 1), x), add(_const(x, 1), x))), flops=10, singular=True,
+    scalar=math.atanh)
 atanh = make_op(atanh_p, "Elementwise inverse hyperbolic tangent.")
 
 
@@ -133,7 +142,8 @@ def _pow_d_exponent(x, y, out):
     return mul(log(safe_x), out)
 
 
-pow_p = _binary("pow", np.power, (_pow_d_base, _pow_d_exponent), kinds=_FLOAT, flops=20, singular=True)
+pow_p = _binary("pow", np.power, (_pow_d_base, _pow_d_exponent), kinds=_FLOAT, flops=20,
+                singular=True, scalar=math.pow)
 pow = make_op(pow_p, "Elementwise x ** y for floating x and y (see integer_pow).")
 
 
@@ -144,7 +154,7 @@ def _atan2_denominator(x, y):
 atan2_p = _binary("atan2", np.arctan2,
                   (lambda x, y, out: div(y, _atan2_denominator(x, y)),
                    lambda x, y, out: neg(div(x, _atan2_denominator(x, y)))),
-                  kinds=_FLOAT, flops=20)
+                  kinds=_FLOAT, flops=20, scalar=math.atan2)
 atan2 = make_op(atan2_p, "Elementwise four-quadrant arctangent of x / y.")
 
 # --- special functions -------------------------------------------------------------------
@@ -276,10 +286,17 @@ def _integer_pow_cost(x, *, y):
     return elementwise_cost(multiplies)(x)
 
 
+def _integer_pow_scalar(ns, eqn, args, temp):
+    # Python's float ** int is C pow, as numpy's
+    return f"({args[0]} ** {ns.add('k', float(eqn.params['y']), False)})"
+
+
 integer_pow_p.abstract_eval = _integer_pow_abstract_eval
 integer_pow_p = _accepts(integer_pow_p, _ARITHMETIC)
 integer_pow_p.jvp = _integer_pow_jvp
 integer_pow_p.vjp = _integer_pow_vjp
 integer_pow_p.batch = _unary_batch(integer_pow_p)
 integer_pow_p.cost = _integer_pow_cost
+integer_pow_p.lowering = lower_ufunc(np.power, last_operand="y")
+integer_pow_p.scalar_lowering = _integer_pow_scalar
 integer_pow = make_op(integer_pow_p, "Elementwise x ** y for a static Python int y.")

@@ -21,7 +21,7 @@ import numpy as np
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import reductions, structural
+from funcdiff.primitives import reductions, slicing, structural
 from funcdiff.primitives.cards import checked_impl, nbytes
 from funcdiff.primitives.dot import dot_general
 
@@ -121,7 +121,7 @@ def _diag(x):
     shape = get_aval(x).shape
     lead, n = shape[:-2], shape[-1]
     flat = structural.reshape(x, new_sizes=lead + (n * n,))
-    return structural.slice(flat, start_indices=(0,) * (len(lead) + 1),
+    return slicing.slice(flat, start_indices=(0,) * (len(lead) + 1),
                             limit_indices=lead + (n * n,),
                             strides=(1,) * len(lead) + (n + 1,))
 
@@ -147,13 +147,13 @@ def _mask(x, shape, k, lower):
 
 def _cols(x, start, stop):
     shape = get_aval(x).shape
-    return structural.slice(x, start_indices=(0,) * (len(shape) - 1) + (start,),
+    return slicing.slice(x, start_indices=(0,) * (len(shape) - 1) + (start,),
                             limit_indices=shape[:-1] + (stop,))
 
 
 def _rows(x, stop):
     shape = get_aval(x).shape
-    return structural.slice(x, start_indices=(0,) * len(shape),
+    return slicing.slice(x, start_indices=(0,) * len(shape),
                             limit_indices=shape[:-2] + (stop, shape[-1]))
 
 

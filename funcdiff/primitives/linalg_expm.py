@@ -15,7 +15,7 @@ import numpy as np
 from funcdiff.core import Primitive, Zero, get_aval
 from funcdiff.errors import DifferentiationError, ShapeError
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import structural
+from funcdiff.primitives import slicing, structural
 from funcdiff.primitives.cards import checked_impl
 from funcdiff.primitives.linalg_common import (_REAL, _const, _cost, _leading_batch, _mT,
                                                check_matrix)
@@ -105,7 +105,7 @@ def _block(a, e):
 
 def _top_right(x, n):
     shape = get_aval(x).shape
-    return structural.slice(x, start_indices=(0,) * (len(shape) - 2) + (0, n),
+    return slicing.slice(x, start_indices=(0,) * (len(shape) - 2) + (0, n),
                             limit_indices=shape[:-2] + (n, 2 * n))
 
 

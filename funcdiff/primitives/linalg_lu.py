@@ -15,7 +15,7 @@ import numpy as np
 from funcdiff.core import Primitive, ShapedArray, get_aval
 from funcdiff.errors import ShapeError
 from funcdiff.primitives import elementwise as ew
-from funcdiff.primitives import indexing, structural
+from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.cards import checked_impl, nbytes
 from funcdiff.primitives.linalg_common import (_cols, _leading_batch, _mask, _matrices, _mm, _rows,
                                                _zero_like, check_matrix)
@@ -86,11 +86,11 @@ def _lu_jvp(primals, tangents):
                                       axis=nd - 2)
     l = _mask(_cols(lu, 0, k), (m, k), -1, lower=True)
     if m > k:
-        l = structural.pad(l, zero, padding_config=((0, 0, 0),) * (nd - 1) + ((0, m - k, 0),))
+        l = slicing.pad(l, zero, padding_config=((0, 0, 0),) * (nd - 1) + ((0, m - k, 0),))
     l = ew.add(l, np.eye(m, dtype=dtype))
     u = _mask(_rows(lu, k), (k, n), 0, lower=False)
     if n > k:
-        u = structural.pad(u, zero, padding_config=((0, 0, 0),) * (nd - 2)
+        u = slicing.pad(u, zero, padding_config=((0, 0, 0),) * (nd - 2)
                            + ((0, n - k, 0), (0, 0, 0)))
         u = ew.add(u, np.diag(np.r_[np.zeros(k), np.ones(n - k)]).astype(dtype))
     la = triangular_solve(l, pa_dot, left_side=True, lower=True, unit_diagonal=True)

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff.compiler.lowerings import lower_reduce
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, DTypeError, ShapeError
 from funcdiff.primitives import elementwise, structural
@@ -114,8 +115,10 @@ reduce_sum_p.abstract_eval = _reduce_sum_abstract_eval
 reduce_sum_p.impl = checked_impl(_reduce_sum_impl, _reduce_sum_abstract_eval)
 reduce_sum_p.batch = _reduce_batch(reduce_sum_p)
 reduce_sum_p.cost = _reduction_cost
+reduce_sum_p.lowering = lower_reduce(np.add, "iufc")
 deflinear(reduce_sum_p, _reduce_sum_transpose)
 reduce_sum = make_op(reduce_sum_p, "Sum of x over axes (a sorted tuple of axes).")
+structural.AXIS_SUM.fill(reduce_sum_p)
 
 # --- reduce_max, reduce_min ------------------------------------------------------
 
@@ -165,9 +168,11 @@ def _extremum_card(name, numpy_fn):
 reduce_max_p = _extremum_card("reduce_max", np.maximum.reduce)
 reduce_max = make_op(reduce_max_p, "Maximum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
+reduce_max_p.lowering = lower_reduce(np.maximum, "iuf")
 reduce_min_p = _extremum_card("reduce_min", np.minimum.reduce)
 reduce_min = make_op(reduce_min_p, "Minimum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
+reduce_min_p.lowering = lower_reduce(np.minimum, "iuf")
 
 # --- reduce_prod -----------------------------------------------------------------
 

@@ -8,8 +8,9 @@ window stays inside the operand; the starts are non-linear operands (symbolic
 zero tangents, ``None`` cotangents). Under vmap with per-member starts, all
 members' windows move in one gather or scatter over the flattened operand.
 All four are linear in their array operands: each card states the shape rule,
-transpose and batch rule, and ``deflinear`` derives the jvp. ``structural``
-re-exports these operations.
+transpose and batch rule, and ``deflinear`` derives the jvp. A pad's
+transpose sums the cotangent of its padding value through structural's
+``AXIS_SUM`` role (``reductions`` sits above this module).
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ import operator
 
 import numpy as np
 
+from funcdiff.compiler.lowerings import lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.primitives import elementwise as el
 from funcdiff.primitives.cards import checked_impl, deflinear, nbytes, same_dtype
+from funcdiff.primitives.indexing import gather, scatter
+from funcdiff.primitives.structural import (AXIS_SUM, SLICE, _batch_size, _check_rank, _drop,
+                                            _insert, _int_tuple, _with_batch_at_front, full,
+                                            moveaxis, reshape)
 
 
 # --- slice ------------------------------------------------------------------------
@@ -86,7 +94,9 @@ slice_p.impl = checked_impl(_slice_impl, slice_p)
 slice_p.abstract_eval = _slice_abstract_eval
 slice_p.batch = _slice_batch
 slice_p.cost = _slice_cost
+slice_p.lowering = lower_slice
 deflinear(slice_p, _slice_transpose)
+SLICE.fill(slice_p)
 
 
 def slice(x, *, start_indices, limit_indices, strides=None):
@@ -154,9 +164,6 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
 def _pad_transpose(ct, x, padding_value, *, padding_config):
     # The cotangent of x is ct at x's positions: undo lo/hi with the opposite
     # padding, then step over the interior padding with a strided slice.
-    from funcdiff.interpreters.transpose import is_undefined
-    from funcdiff.primitives.elementwise import sub
-    from funcdiff.primitives.reductions import reduce_sum
     dtype = get_aval(ct).dtype
     unpadded = pad(ct, np.zeros((), dtype),
                    padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
@@ -166,7 +173,8 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     ct_pv = None
     if is_undefined(padding_value):  # every position that is not x's
         everything = tuple(range(len(shape)))
-        ct_pv = sub(reduce_sum(ct, axes=everything), reduce_sum(ct_x, axes=everything))
+        ct_pv = el.sub(AXIS_SUM.primitive.bind(ct, axes=everything),
+                       AXIS_SUM.primitive.bind(ct_x, axes=everything))
     return [ct_x if is_undefined(x) else None, ct_pv]
 
 
@@ -175,7 +183,6 @@ def _pad_batch(vals, dims, *, padding_config):
     if dp is None:
         return pad(x, padding_value, padding_config=_insert(padding_config, dx, (0, 0, 0))), dx
     # A per-member padding value: pad with zeros, then add value * (mask of padded positions).
-    from funcdiff.primitives.elementwise import add, mul
     dtype = get_aval(padding_value).dtype
     zero, one = np.zeros((), dtype), np.ones((), dtype)
     if dx is None:
@@ -185,7 +192,7 @@ def _pad_batch(vals, dims, *, padding_config):
         shape = get_aval(x).shape[:dx] + get_aval(x).shape[dx + 1:]
     mask = pad(full(shape, 0, dtype), one, padding_config=padding_config)
     values = reshape(padding_value, new_sizes=get_aval(padding_value).shape + (1,) * len(shape))
-    return add(padded, mul(mask, values)), 0
+    return el.add(padded, el.mul(mask, values)), 0
 
 
 def _pad_cost(x, padding_value, *, padding_config):
@@ -259,7 +266,6 @@ def _window_positions(starts, start_dims, shape, sizes, size, member_stride):
     windows at once. The offsets within a window are a constant built from
     shapes; only the starts are traced (clamped with min/max like the impl).
     """
-    from funcdiff.primitives import elementwise as el
     int64 = np.dtype(np.int64)
     rank = len(shape)
     strides = [math.prod(shape[j + 1:]) for j in range(rank)]
@@ -306,7 +312,6 @@ def _dynamic_slice_batch(vals, dims, *, slice_sizes):
         return dynamic_slice(x, *_insert(tuple(starts), dx, 0),
                              slice_sizes=_insert(slice_sizes, dx, size)), dx
     # Starts differ per member: gather each member's window from the flattened operand.
-    from funcdiff.primitives.indexing import gather
     size = _batch_size(vals, dims)
     shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
     n = math.prod(shape)
@@ -372,7 +377,6 @@ def _dynamic_update_slice_abstract_eval(x, update, *start_indices):
 
 
 def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
-    from funcdiff.interpreters.transpose import is_undefined
     u_aval = update.aval if is_undefined(update) else get_aval(update)
     ct_x = ct_u = None
     if is_undefined(x):  # x's cotangent is ct with the overwritten window zeroed
@@ -389,7 +393,6 @@ def _dynamic_update_slice_batch(vals, dims):
         return dynamic_update_slice(_with_batch_at_front(x, dx, size),
                                     _with_batch_at_front(update, du, size), 0, *starts), 0
     # Starts differ per member: scatter each member's window into the flattened operand.
-    from funcdiff.primitives.indexing import scatter
     shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
     n = math.prod(shape)
     flat = reshape(_with_batch_at_front(x, dx, size), new_sizes=(size * n,))
@@ -429,10 +432,3 @@ def dynamic_update_slice(x, update, *start_indices):
     array([0., 1., 1., 0.])
     """
     return bind(dynamic_update_slice_p, x, update, *start_indices)
-
-
-# structural's helpers and operations, imported last: structural re-exports this
-# module's operations at its end, so either module may be imported first.
-from funcdiff.primitives.structural import (  # noqa: E402
-    _batch_size, _check_rank, _drop, _insert, _int_tuple, _with_batch_at_front, full, moveaxis,
-    reshape)

@@ -7,7 +7,12 @@ jvp. Convenience operations built from the primitives (``full``,
 normalise their settings (negative axes, numpy ints) into hashable tuples of
 Python ints before binding; abstract_eval then checks them strictly. The
 slicing primitives (``slice``, ``pad``, ``dynamic_slice``,
-``dynamic_update_slice``) live in ``slicing`` and are re-exported here.
+``dynamic_update_slice``) live in ``slicing``, above this module.
+
+Two transposes here are primitives declared above: broadcasting transposes to
+a sum over axes (``reduce_sum``, in ``reductions``) and concatenation to
+slices (``slice``); the rules reach them through the roles ``AXIS_SUM`` and
+``SLICE``, which those cards fill.
 """
 
 from __future__ import annotations
@@ -18,9 +23,18 @@ import math
 
 import numpy as np
 
-from funcdiff.core import Primitive, ShapedArray, bind, get_aval
+from funcdiff.compiler import fusion
+from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower_reshape,
+                                         lower_transpose)
+from funcdiff.core import Primitive, Role, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, movement_cost, same_dtype
+
+AXIS_SUM = Role("axis sum", "the sum of x over axes (a sorted tuple): the transpose of "
+                "broadcasting, used by broadcast_in_dim's transpose and unbroadcast")
+SLICE = Role("slice", "the static slice x[start:limit] (strides None): the transpose of "
+             "concatenate takes each operand's block of the cotangent with it")
 
 # --- shared checks ----------------------------------------------------------------
 
@@ -107,13 +121,12 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from funcdiff.primitives import reductions
     in_shape = x.aval.shape
     summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
     expanded = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     out = ct
     if summed or expanded:
-        out = reductions.reduce_sum(ct, axes=tuple(sorted(summed + expanded)))
+        out = AXIS_SUM.primitive.bind(ct, axes=tuple(sorted(summed + expanded)))
     if get_aval(out).shape != in_shape:
         out = reshape(out, new_sizes=in_shape)
     return [out]
@@ -131,6 +144,7 @@ broadcast_in_dim_p.impl = _checked_impl(broadcast_in_dim_p, _broadcast_in_dim_im
 broadcast_in_dim_p.abstract_eval = _broadcast_in_dim_abstract_eval
 broadcast_in_dim_p.batch = _broadcast_in_dim_batch
 broadcast_in_dim_p.cost = movement_cost
+broadcast_in_dim_p.traits |= {CONSTANT_VIEW}
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim = make_op(broadcast_in_dim_p, "Broadcast x to shape, mapping its axes to broadcast_dimensions.")
 
@@ -157,6 +171,8 @@ def _reshape_batch(vals, dims, *, new_sizes):
 reshape_p.abstract_eval = _reshape_abstract_eval
 reshape_p.batch = _reshape_batch
 reshape_p.cost = movement_cost
+reshape_p.lowering = lower_reshape
+fusion.RESHAPE.fill(reshape_p)
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)])
 reshape = make_op(reshape_p, "Reshape x to new_sizes (row-major order).")
 
@@ -187,6 +203,7 @@ def _transpose_batch(vals, dims, *, permutation):
 transpose_p.abstract_eval = _transpose_abstract_eval
 transpose_p.batch = _transpose_batch
 transpose_p.cost = movement_cost
+transpose_p.lowering = lower_transpose
 deflinear(transpose_p, _transpose_transpose)
 transpose = make_op(transpose_p, "Permute the axes of x.")
 
@@ -217,11 +234,10 @@ def unbroadcast(x, shape):
     shape = tuple(shape)
     if in_shape == shape:
         return x
-    from funcdiff.primitives import reductions
     lead = len(in_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
                                       if s == 1 and in_shape[lead + i] != 1)
-    out = reductions.reduce_sum(x, axes=axes) if axes else x
+    out = AXIS_SUM.primitive.bind(x, axes=axes) if axes else x
     if get_aval(out).shape != shape:
         out = reshape(out, new_sizes=shape)
     return out
@@ -261,6 +277,7 @@ def _squeeze_batch(vals, dims, *, dimensions):
 squeeze_p.abstract_eval = _squeeze_abstract_eval
 squeeze_p.batch = _squeeze_batch
 squeeze_p.cost = lambda x, *, dimensions: {"flops": 0, "bytes": 0}  # a view
+squeeze_p.lowering = lower_reshape
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)])
 
 
@@ -328,6 +345,7 @@ def _expand_dims_batch(vals, dims, *, dimensions):
 expand_dims_p.abstract_eval = _expand_dims_abstract_eval
 expand_dims_p.batch = _expand_dims_batch
 expand_dims_p.cost = lambda x, *, dimensions: {"flops": 0, "bytes": 0}  # a view
+expand_dims_p.lowering = lower_reshape
 deflinear(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions=dimensions)])
 
 
@@ -424,7 +442,6 @@ def _concatenate_abstract_eval(*xs, dimension):
 
 
 def _concatenate_transpose(ct, *xs, dimension):
-    from funcdiff.interpreters.transpose import is_undefined
     shape = get_aval(ct).shape
     cts, start = [], 0
     for x in xs:
@@ -432,7 +449,8 @@ def _concatenate_transpose(ct, *xs, dimension):
         if is_undefined(x):  # the operand's block of ct
             starts = tuple(start if i == dimension else 0 for i in range(len(shape)))
             limits = tuple(start + size if i == dimension else s for i, s in enumerate(shape))
-            cts.append(slice(ct, start_indices=starts, limit_indices=limits))
+            cts.append(SLICE.primitive.bind(ct, start_indices=starts, limit_indices=limits,
+                                            strides=None))
         else:
             cts.append(None)
         start += size
@@ -448,6 +466,7 @@ def _concatenate_batch(vals, dims, *, dimension):
 concatenate_p.abstract_eval = _concatenate_abstract_eval
 concatenate_p.batch = _concatenate_batch
 concatenate_p.cost = movement_cost
+concatenate_p.lowering = lower_concatenate
 deflinear(concatenate_p, _concatenate_transpose)
 
 
@@ -470,10 +489,3 @@ def concatenate(*xs, dimension: int):
     ndim = get_aval(xs[0]).ndim if xs else 0
     dimension = int(dimension)
     return bind(concatenate_p, *xs, dimension=dimension + ndim if dimension < 0 else dimension)
-
-
-# The slicing primitives moved to their own module; imported last because
-# slicing uses the operations above.
-from funcdiff.primitives.slicing import (  # noqa: E402,F401  re-exported: moved to slicing
-    dynamic_slice, dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p, pad, pad_p,
-    slice, slice_p)
