@@ -148,6 +148,10 @@ class Primitive:
     for it).
     A primitive that has no derivative by nature (comparisons, argmax, floor)
     is declared with ``nondifferentiable = True`` instead of a jvp rule.
+    ``tape_rule`` (optional; control flow and checkpoint: ``(trace, args,
+    **params) -> outputs``, or None to decline) runs the primitive on the eager
+    tape by its definition, a loop's iterations recorded one by one
+    (``interpreters.tape_control`` owns its signature and helpers).
 
     Facts the optimisation passes and the compiler read are declared here too,
     on the card, and looked up by object: ``traits`` (a frozenset of ``Trait``s,
@@ -161,7 +165,7 @@ class Primitive:
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
                  "transpose", "batch", "cost", "vjp", "vjp_factor", "batched_transpose",
                  "nondifferentiable", "linear", "traits", "rewrites", "lowering",
-                 "scalar_lowering", "bind", "__weakref__")
+                 "scalar_lowering", "tape_rule", "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -181,6 +185,7 @@ class Primitive:
         self.rewrites: tuple = ()
         self.lowering: Callable | None = None
         self.scalar_lowering: Callable | None = None
+        self.tape_rule: Callable | None = None
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive
         _registry[name] = self
 

@@ -428,23 +428,23 @@ def test_loop_bodies_run_eagerly_are_interpreted_until_compiling_pays():
     it (compiling would cost more than the loop), a long one, or a body seen
     before (a loop inside a jitted function), is compiled."""
     from funcdiff.core import ShapedArray
-    from funcdiff.interpreters import call
+    from funcdiff.compiler import evaluator
     from funcdiff.interpreters.staging import trace_to_jaxpr
     f64 = ShapedArray((3,), np.dtype("float64"))
     body = trace_to_jaxpr(lambda x: [fnp.sin(x) * 2.0 + x], [f64])
     x = np.array([0.1, 0.2, 0.3])
-    once = call.runner(body, "body", 1)
-    assert body not in call._compiled  # interpreted
+    once = evaluator.runner(body, "body", 1)
+    assert body not in evaluator._compiled  # interpreted
     np.testing.assert_array_equal(once(x)[0], np.sin(x) * 2.0 + x)
-    again = call.runner(body, "body", 1)  # seen before: compiled
-    assert body in call._compiled
+    again = evaluator.runner(body, "body", 1)  # seen before: compiled
+    assert body in evaluator._compiled
     np.testing.assert_array_equal(again(x)[0], once(x)[0])
     long_loop = trace_to_jaxpr(lambda x: [fnp.cos(x)], [f64])
-    call.runner(long_loop, "body", call.COMPILE_AFTER)
-    assert long_loop in call._compiled
+    evaluator.runner(long_loop, "body", evaluator.COMPILE_AFTER)
+    assert long_loop in evaluator._compiled
     # and the loops give the same values either way
     step = lambda c: (fnp.sin(c[0]) * 1.1, c[1] + 1)  # noqa: E731
-    for n in (3, call.COMPILE_AFTER):  # interpreted throughout; compiled part way
+    for n in (3, evaluator.COMPILE_AFTER):  # interpreted throughout; compiled part way
         got = lax.while_loop(lambda c: c[1] < n, step, (x, 0))[0]
         want = fd.jit(lambda x: lax.while_loop(lambda c: c[1] < n, step, (x, 0))[0])(x)
         np.testing.assert_allclose(got, want, rtol=1e-15)

@@ -1,8 +1,8 @@
 """What both code generators of ``compile.py`` share: the analysis of a
-program (aliases through stop_gradient, the fused equation list, each
-variable's last use, what to delete after each equation) and the namespace of
-a generated function, which holds everything the source refers to under
-generated names only.
+program (aliases through primitives that run as the identity, such as
+stop_gradient, the fused equation list, each variable's last use, what to
+delete after each equation) and the namespace of a generated function, which
+holds everything the source refers to under generated names only.
 """
 
 from __future__ import annotations
@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from funcdiff.compiler.fusion import fuse_indexing
+from funcdiff.core import Trait
 from funcdiff.ir import ClosedJaxpr, Var
+
+RUNS_AS_IDENTITY = Trait(
+    "runs_as_identity", "evaluates to its one operand unchanged (what it means lies in its "
+    "other rules, as stop_gradient's): compiled programs let the result stand for the "
+    "operand and emit nothing")
 
 
 class Namespace:
@@ -31,7 +37,7 @@ class Namespace:
 
 
 class Program:
-    """Aliases (stop_gradient), names and last uses of a jaxpr's variables."""
+    """Aliases (``RUNS_AS_IDENTITY``), names and last uses of a jaxpr's variables."""
 
     def __init__(self, closed: ClosedJaxpr, compile_unfused: Callable | None = None):
         """``compile_unfused`` (the compiler without fusion, which a fused group
@@ -40,7 +46,7 @@ class Program:
         jaxpr = closed.jaxpr
         self.alias: dict[Var, Any] = {}
         for eqn in jaxpr.eqns:
-            if eqn.primitive.name == "stop_gradient" and len(eqn.invars) == 1:
+            if RUNS_AS_IDENTITY in eqn.primitive.traits and len(eqn.invars) == 1:
                 self.alias[eqn.outvars[0]] = self.resolve(eqn.invars[0])
         eqns = [e for e in jaxpr.eqns if not (len(e.outvars) == 1 and e.outvars[0] in self.alias)]
         if compile_unfused is not None:

@@ -1,14 +1,15 @@
 """Compile a jaxpr to straight-line Python over numpy.
 
-Each equation becomes one line: a direct numpy call when the primitive has a
-lowering here (a ufunc, ``np.dot``, ``ufunc.reduce``, a method such as
-``reshape``; an operator for 0-d floats, which numpy's scalars run faster),
-else its ``impl`` with its params. Replaying a program costs one Python call
-per equation and nothing else: no tracing, no dispatch through ``bind``, no
-re-validation of shapes the tracer already checked. Before that, the groups
-of equations that index along an axis (the gathers and scatter-adds of
-``take_along_axis`` and ``take`` with their index arithmetic) become one
-numpy advanced-indexing call each (``interpreters/fusion.py``).
+Each equation becomes one line: a direct numpy call when the primitive's
+card declares a lowering (``prim.lowering``, chosen from ``lowerings.py``: a
+ufunc, ``np.dot``, ``ufunc.reduce``, a method such as ``reshape``) or its
+impl is a ufunc (an operator for 0-d floats, which numpy's scalars run
+faster), else its ``impl`` with its params. Replaying a program costs one
+Python call per equation and nothing else: no tracing, no dispatch through
+``bind``, no re-validation of shapes the tracer already checked. Before that,
+the groups of equations that index along an axis (the gathers and
+scatter-adds of ``take_along_axis`` and ``take`` with their index arithmetic)
+become one numpy advanced-indexing call each (``fusion.py``).
 
 Memory: every intermediate is deleted right after its last use, so the peak
 memory of a program (a backward pass in particular) is what it needs. An
@@ -25,7 +26,7 @@ arrays it returns, and pays no page faults for the rest; the price is that a
 compiled program holds those buffers between calls.
 
 Programs whose values are all 0-d float64 (or bool) also get a Python-float
-version (``compile_scalar.py``), roughly ten times cheaper per operation than
+version (``scalar.py``), roughly ten times cheaper per operation than
 numpy on scalars. Both generators share the analysis of the program and the
 namespace of generated names (``codegen.py``).
 
@@ -46,7 +47,7 @@ from funcdiff.core import ShapedArray
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.compiler.codegen import Namespace, Program
 from funcdiff.compiler.scalar import scalar_source
-from funcdiff.compiler.fusion import FusedEqn
+from funcdiff.compiler.lowerings import CONSTANT_VIEW, take_buffer
 from funcdiff.ir import ClosedJaxpr, Literal, Var
 
 _REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay
@@ -96,8 +97,9 @@ def _impl_of(eqn) -> Callable:
 # numpy code generation
 
 
-class _Emitter:
-    """State while generating the numpy version of one program."""
+class Emitter:
+    """State while generating the numpy version of one program; what a card's
+    lowering rule receives (``compiler.lowerings``)."""
 
     def __init__(self, program: Program):
         self.program = program
@@ -154,206 +156,46 @@ class _Emitter:
                 return k
         return None
 
+    def ufunc_call(self, eqn, ufunc: np.ufunc, args: list[str]) -> tuple[str, bool]:
+        """``eqn`` computed by ``ufunc`` on ``args``: an operator for 0-d floats,
+        else the ufunc writing into a recycled buffer or into an operand that dies
+        here when that is safe (see the module docstring)."""
+        out = eqn.outvars[0].aval
+        op = _SCALAR_OPERATORS.get(ufunc)
+        if (op is not None and out.ndim == 0 and out.dtype.kind == "f" and len(args) == 2
+                and all(self.program.resolve(a).aval.dtype == out.dtype for a in eqn.invars)
+                and any(self.is_numpy(a) for a in eqn.invars)):
+            return f"({args[0]} {op} {args[1]})", False
+        f = self.ns.add("f", ufunc)
+        call = f"{f}({', '.join(args)})"
+        pool = self.pool(out)
+        if pool is not None:  # a buffer recycled from an earlier call, if one is free
+            call = f"{f}({', '.join(args)}, out={self.ns.add('f', take_buffer)}({pool}))"
+        k = self.reusable(eqn)
+        if k is not None:
+            buf = args[k]
+            rc = self.ns.add("f", sys.getrefcount)
+            call = f"{f}({', '.join(args)}, out={buf}) if {rc}({buf}) == {_SOLE} else {call}"
+        return call, eqn.outvars[0].aval.ndim > 0
+
 
 # ufuncs that numpy's float scalars implement as operators, at a fraction of a
 # ufunc call's cost and with the same IEEE result (a numpy scalar, as the ufunc gives)
 _SCALAR_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/"}
 
 
-def _ufunc_call(em: _Emitter, eqn, ufunc, args: list[str]) -> tuple[str, bool]:
-    out = eqn.outvars[0].aval
-    op = _SCALAR_OPERATORS.get(ufunc)
-    if (op is not None and out.ndim == 0 and out.dtype.kind == "f" and len(args) == 2
-            and all(em.program.resolve(a).aval.dtype == out.dtype for a in eqn.invars)
-            and any(em.is_numpy(a) for a in eqn.invars)):
-        return f"({args[0]} {op} {args[1]})", False
-    f = em.ns.add("f", ufunc)
-    call = f"{f}({', '.join(args)})"
-    pool = em.pool(out)
-    if pool is not None:  # a buffer recycled from an earlier call, if one is free
-        call = f"{f}({', '.join(args)}, out={em.ns.add('f', _take)}({pool}))"
-    k = em.reusable(eqn)
-    if k is not None:
-        buf = args[k]
-        rc = em.ns.add("f", sys.getrefcount)
-        call = f"{f}({', '.join(args)}, out={buf}) if {rc}({buf}) == {_SOLE} else {call}"
-    return call, eqn.outvars[0].aval.ndim > 0
-
-
-def _take(pool: list) -> Any:
-    """A recycled buffer from ``pool``, or None (the ufunc then allocates)."""
-    try:
-        return pool.pop()
-    except IndexError:  # empty (pop, not a test first: another thread may share it)
-        return None
-
-
-
-def _dot_into(a, b, pool: list):
-    """``np.dot(a, b)``, written into a recycled buffer when one is free (np.dot
-    takes only a C-contiguous ``out`` of the exact result dtype; the pool's key
-    guarantees shape and dtype)."""
-    buf = _take(pool)
-    if buf is not None and buf.flags.c_contiguous:
-        return np.dot(a, b, out=buf)
-    return np.dot(a, b)
-
-
-# Primitives whose impl is a Python operator standing for a ufunc (faster on scalars).
-_OPERATOR_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
-
-
-def _lower_elementwise(em, eqn, args):
+def _default_lowering(em: Emitter, eqn, args: list[str]):
+    """A single-result primitive whose impl is a numpy ufunc runs as that ufunc."""
     impl = eqn.primitive.impl
-    name = eqn.primitive.name
-    impl = _OPERATOR_UFUNCS.get(name, impl)
     if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
-        return _ufunc_call(em, eqn, impl, args)
-    if name == "div" and eqn.outvars[0].aval.dtype.kind in "fc":
-        return _ufunc_call(em, eqn, np.true_divide, args)
-    if name == "integer_pow":
-        return _ufunc_call(em, eqn, np.power, args + [em.ns.add("p", eqn.params["y"], False)])
+        return em.ufunc_call(eqn, impl, args)
     return None
 
 
-def _lower_reduce(ufunc, kinds):
-    def lower(em, eqn, args):
-        x, axes = eqn.invars[0], tuple(eqn.params["axes"])
-        if x.aval.dtype.kind not in kinds or not axes:
-            return None
-        f = em.ns.add("f", ufunc.reduce)
-        axis = em.ns.add("p", axes[0] if len(axes) == 1 else axes, False)
-        if x.aval.dtype.kind in "fc":  # (integer sums would widen without a dtype)
-            return f"{f}({args[0]}, {axis})", eqn.outvars[0].aval.ndim > 0
-        dtype = em.ns.add("p", x.aval.dtype)
-        return f"{f}({args[0]}, {axis}, {dtype})", eqn.outvars[0].aval.ndim > 0
-    return lower
-
-
-def _safe_mul_fast(impl: Callable) -> Callable:
-    """safe_mul as its impl computes it, with a cheaper test for the common case:
-    a finite sum of squares of the product (one BLAS dot) means every element
-    is finite, so no zero factor met an inf; otherwise (also when the squares
-    overflow) the impl itself recomputes the result."""
-    multiply, squares = np.multiply, np.vdot
-
-    def safe_mul(x, y):
-        out = multiply(x, y)
-        s = squares(out, out) if type(out) is np.ndarray else out
-        if s - s == 0:
-            return out
-        return impl(x, y)
-    return safe_mul
-
-
-def _lower_safe_mul(em, eqn, args):
-    if eqn.outvars[0].aval.dtype.kind != "f":
-        return None
-    f = em.ns.add("f", _safe_mul_fast(_impl_of(eqn)))
-    return f"{f}({', '.join(args)})", eqn.outvars[0].aval.ndim > 0
-
-
-def _lower_dot_general(em, eqn, args):
-    """``np.dot`` for matrix and vector products (as the impl); other contractions
-    without batch axes as ``np.tensordot`` does them, spelled out: transpose and
-    reshape both operands to matrices, one ``np.dot``, reshape the result."""
-    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    x, y = (em.program.resolve(a).aval for a in eqn.invars)
-    if lb or x.ndim == 0 or y.ndim == 0:
-        return None
-    dot = em.ns.add("f", np.dot)
-    a, b = args
-    if len(lc) == 1 and x.ndim <= 2 and y.ndim <= 2:
-        out = eqn.outvars[0].aval
-        pool = em.pool(out) if out.dtype.kind in "fc" else None
-        plain = lc == (x.ndim - 1,) and rc == (0,)
-        if not plain and x.ndim == 2 and y.ndim == 2:
-            a = a if lc == (1,) else f"{a}.T"
-            b = b if rc == (0,) else f"{b}.T"
-            plain = True
-        if plain:
-            if pool is not None:
-                return f"{em.ns.add('f', _dot_into)}({a}, {b}, {pool})", True
-            return f"{dot}({a}, {b})", out.ndim > 0
-    x_free = [i for i in range(x.ndim) if i not in lc]
-    y_free = [i for i in range(y.ndim) if i not in rc]
-    k = math.prod([x.shape[i] for i in lc])
-
-    def as_matrix(name, aval, order, shape):
-        if list(order) != list(range(aval.ndim)):
-            name = f"{name}.transpose({em.ns.add('p', tuple(order), False)})"
-        if tuple(aval.shape[i] for i in order) != shape:
-            name = f"{name}.reshape({em.ns.add('p', shape, False)})"
-        return name
-
-    def size(aval, axes):
-        return math.prod([aval.shape[i] for i in axes])
-    xm = as_matrix(a, x, x_free + list(lc), (size(x, x_free), k))
-    ym = as_matrix(b, y, list(rc) + y_free, (k, size(y, y_free)))
-    out_shape = eqn.outvars[0].aval.shape
-    expr = f"{dot}({xm}, {ym})"
-    if len(x_free) != 1 or len(y_free) != 1:
-        expr = f"{expr}.reshape({em.ns.add('p', tuple(out_shape), False)})"
-    return expr, False
-
-
-def _lower_reshape(em, eqn, args):
-    shape = em.ns.add("p", tuple(eqn.outvars[0].aval.shape), False)
-    if em.is_numpy(eqn.invars[0]):
-        return f"{args[0]}.reshape({shape})", False
-    return f"{em.ns.add('f', np.reshape)}({args[0]}, {shape})", False
-
-
-def _lower_transpose(em, eqn, args):
-    perm = em.ns.add("p", tuple(eqn.params["permutation"]), False)
-    if em.is_numpy(eqn.invars[0]):
-        return f"{args[0]}.transpose({perm})", False
-    return None
-
-
-def _lower_convert(em, eqn, args):
-    x, out = em.program.resolve(eqn.invars[0]), eqn.outvars[0]
-    if not em.is_numpy(x) or x.aval.dtype == out.aval.dtype:
-        return None
-    return f"{args[0]}.astype({em.ns.add('p', out.aval.dtype)})", out.aval.ndim > 0
-
-
-def _lower_slice(em, eqn, args):
-    p = eqn.params
-    if not em.is_numpy(eqn.invars[0]):
-        return None
-    strides = p["strides"] or (None,) * len(p["start_indices"])
-    index = tuple(slice(s, e, st) for s, e, st in zip(p["start_indices"], p["limit_indices"],
-                                                      strides))
-    return f"{args[0]}[{em.ns.add('p', index, False)}]", False
-
-
-def _lower_concatenate(em, eqn, args):
-    f = em.ns.add("f", np.concatenate)
-    axis = em.ns.add("p", eqn.params["dimension"], False)
-    return f"{f}(({', '.join(args)},), {axis})", True
-
-
-_LOWERINGS: dict[str, Callable] = {
-    "reduce_sum": _lower_reduce(np.add, "iufc"),
-    "reduce_max": _lower_reduce(np.maximum, "iuf"),
-    "reduce_min": _lower_reduce(np.minimum, "iuf"),
-    "dot_general": _lower_dot_general,
-    "reshape": _lower_reshape,
-    "squeeze": _lower_reshape,
-    "expand_dims": _lower_reshape,
-    "transpose": _lower_transpose,
-    "convert_element_type": _lower_convert,
-    "slice": _lower_slice,
-    "safe_mul": _lower_safe_mul,
-    "concatenate": _lower_concatenate,
-}
-
-
-def _constant_value(em: _Emitter, eqn):
+def _constant_value(em: Emitter, eqn):
     """The value of an equation computable now without allocating: a broadcast
     of a literal or constant is a read-only view, shared by every run."""
-    if eqn.primitive.name != "broadcast_in_dim":
+    if CONSTANT_VIEW not in eqn.primitive.traits:
         return None
     a = em.program.resolve(eqn.invars[0])
     if type(a) is Literal:
@@ -370,7 +212,7 @@ def _constant_value(em: _Emitter, eqn):
 
 
 def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
-    em = _Emitter(program)
+    em = Emitter(program)
     jaxpr = program.closed.jaxpr
     params = []
     for i, v in enumerate(jaxpr.invars):
@@ -387,15 +229,13 @@ def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
             em.names[eqn.outvars[0]] = em.ns.add("c", const, share=False)
             continue
         args = [em.ref(a) for a in eqn.invars]
-        lowered = None
-        rule = _LOWERINGS.get(eqn.primitive.name)
-        if type(eqn) is FusedEqn:
-            call = f"{em.ns.add('f', eqn.primitive.impl)}({', '.join(args)})"
-            lowered = call, not eqn.reshaped
-        elif rule is not None:
+        rule = eqn.primitive.lowering
+        if rule is not None:
             lowered = rule(em, eqn, args)
         elif not eqn.primitive.multiple_results:
-            lowered = _lower_elementwise(em, eqn, args)
+            lowered = _default_lowering(em, eqn, args)
+        else:
+            lowered = None
         if lowered is None:
             f = em.ns.add("f", _impl_of(eqn))
             call_args = args + ([f"**{em.ns.add('p', dict(eqn.params), False)}"]
@@ -432,7 +272,7 @@ def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
     return "\n".join(lines) + "\n", em.ns.values
 
 
-def _output(em: _Emitter, a) -> str:
+def _output(em: Emitter, a) -> str:
     """An output; constants are copied, so no caller can change the program
     (or another caller's result) by writing into what it received."""
     a = em.program.resolve(a)
@@ -463,7 +303,7 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
     The function takes the jaxpr's inputs positionally and returns a list of
     its outputs. ``name`` only labels the code object (for tracebacks); it
     never enters the source. ``fuse`` runs along-axis indexing as numpy's
-    advanced indexing (see ``interpreters/fusion.py``).
+    advanced indexing (see ``fusion.py``).
     """
     program = Program(closed, _compile_unfused if fuse else None)
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]

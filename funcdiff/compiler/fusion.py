@@ -20,9 +20,12 @@ gathered axis, written ``x[:, ..., i]``. When numpy raises IndexError the
 original equations run instead (compiled without fusion), so results and
 errors are those of the unfused program in every case.
 
-The fused equation stands in the equation list the code generator walks; it
-has an ``Eqn``'s attributes, and its ``primitive`` a primitive's ``name``,
-``impl`` and ``multiple_results``. Equations only it used are dropped.
+The primitives met here are recognised by the roles below, which their cards
+fill (``GATHER.fill(gather_p)``): this layer never imports the cards. The
+fused equation stands in the equation list the code generator walks; it has
+an ``Eqn``'s attributes, and its ``primitive`` what the generators read of a
+primitive (``name``, ``impl``, ``multiple_results``, ``traits``, ``lowering``
+and ``scalar_lowering``). Equations only it used are dropped.
 """
 
 from __future__ import annotations
@@ -32,20 +35,41 @@ from typing import Any, Callable
 
 import numpy as np
 
+from funcdiff.core import Role
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 _MAX_OFFSETS = 1 << 16  # offset constants up to this size are checked against a layout
 
+GATHER = Role("gather along an axis", "gather(x, positions, axis=k): x's entries at "
+              "integer positions along axis k")
+SCATTER_ADD = Role("scatter-add along an axis", "scatter_add(operand, positions, updates, "
+                   "axis=k): operand plus updates added at integer positions along axis k")
+SELECT = Role("elementwise choice", "select(pred, on_true, on_false), elementwise")
+LESS_THAN = Role("elementwise less-than", "x < y, elementwise, a bool array")
+ADD = Role("elementwise sum", "x + y, elementwise with broadcasting")
+MULTIPLY = Role("elementwise product", "x * y, elementwise with broadcasting")
+RESHAPE = Role("change of shape", "the same elements in row-major order under a new shape")
+
 
 class FusedKind:
-    """The stand-in primitive of a fused group: ``impl`` runs the group."""
+    """The stand-in primitive of a fused group: ``impl`` runs the group (and names it)."""
 
-    __slots__ = ("name", "impl", "multiple_results")
+    __slots__ = ("impl",)
+    multiple_results = False
+    traits: frozenset = frozenset()
+    scalar_lowering = None  # (no all-scalar program indexes)
 
-    def __init__(self, name: str, impl: Callable):
-        self.name = name
+    def __init__(self, impl: Callable):
         self.impl = impl
-        self.multiple_results = False
+
+    @property
+    def name(self) -> str:
+        return self.impl.__name__
+
+    @staticmethod
+    def lowering(em, eqn, args):
+        """One call of the group's function; its result is fresh unless a view."""
+        return f"{em.ns.add('f', eqn.primitive.impl)}({', '.join(args)})", not eqn.reshaped
 
     def __repr__(self) -> str:
         return self.name
@@ -93,10 +117,11 @@ class _Graph:
                     self.users.setdefault(a, []).append(eqn)
         self.outputs = {resolve(a) for a in outputs if type(resolve(a)) is Var}
 
-    def defining(self, a, name: str) -> Eqn | None:
+    def defining(self, a, role: Role) -> Eqn | None:
+        """The equation of ``role``'s primitive that produces ``a``, if that is how."""
         a = self.resolve(a)
         eqn = self.producer.get(a) if type(a) is Var else None
-        return eqn if eqn is not None and eqn.primitive.name == name else None
+        return eqn if eqn is not None and eqn.primitive is role.primitive else None
 
     def int_literal(self, a) -> int | None:
         a = self.resolve(a)
@@ -114,11 +139,11 @@ class _Graph:
 
 def _normalized(g: _Graph, a) -> tuple[Any, int] | None:
     """``(i, n)`` when atom ``a`` is ``select(i < 0, i + n, i)``."""
-    sel = g.defining(a, "select")
+    sel = g.defining(a, SELECT)
     if sel is None:
         return None
     pred, wrapped, i = (g.resolve(x) for x in sel.invars)
-    lt, add = g.defining(pred, "lt"), g.defining(wrapped, "add")
+    lt, add = g.defining(pred, LESS_THAN), g.defining(wrapped, ADD)
     if lt is None or add is None or type(i) is not Var or i.aval.dtype.kind != "i":
         return None  # (signed: numpy would read huge unsigned values as negative)
     if g.resolve(lt.invars[0]) is not i or g.int_literal(lt.invars[1]) != 0:
@@ -134,7 +159,7 @@ def _positions(g: _Graph, a) -> tuple[Any, int, int, np.ndarray | None] | None:
     """``(i, n, stride, offsets)`` when atom ``a`` is ``normalized(i) * stride + offsets``
     (stride 1 and offsets None when absent)."""
     offsets = None
-    add = g.defining(a, "add")
+    add = g.defining(a, ADD)
     if add is not None:
         for x, c in (add.invars, add.invars[::-1]):
             if g.constant(c) is not None:
@@ -143,7 +168,7 @@ def _positions(g: _Graph, a) -> tuple[Any, int, int, np.ndarray | None] | None:
         else:
             return None
     stride = 1
-    mul = g.defining(a, "mul")
+    mul = g.defining(a, MULTIPLY)
     if mul is not None:
         x, y = mul.invars
         stride, a = ((g.int_literal(y), x) if g.int_literal(y) is not None
@@ -238,7 +263,7 @@ def _fuse_gather(g: _Graph, eqn: Eqn, compile_fn: Callable):
             return None
         shape, k, ramps = found
         key = _index_key(ramps, k)
-        flat = g.defining(x, "reshape")
+        flat = g.defining(x, RESHAPE)
         if flat is not None and g.resolve(flat.invars[0]).aval.shape == shape:
             fast, inputs = (lambda x, i: x[key(i)]), [g.resolve(flat.invars[0]), i]
         else:
@@ -271,7 +296,7 @@ def _fuse_scatter_add(g: _Graph, eqn: Eqn, compile_fn: Callable):
         key = _index_key(ramps, k)
         users = g.users.get(out, [])
         reshaped = True
-        if (out not in g.outputs and len(users) == 1 and users[0].primitive.name == "reshape"
+        if (out not in g.outputs and len(users) == 1 and users[0].primitive is RESHAPE.primitive
                 and users[0].outvars[0].aval.shape == shape):
             out, reshaped = users[0].outvars[0], False  # the array itself, not a flat view
     zero = g.consts.get(operand) if type(operand) is Var else None
@@ -298,12 +323,9 @@ def _make(g: _Graph, target, out: Var, inputs: list, fast: Callable, name: str,
           reshaped: bool, compile_fn: Callable) -> tuple[FusedEqn, list]:
     eqns, constvars = _backward_slice(g, target, inputs)
     fallback = _fallback(g, eqns, constvars, inputs, out, compile_fn)
-    fused = FusedEqn(FusedKind(name, _guarded(fast, fallback.fn, name)), inputs, [out],
+    fused = FusedEqn(FusedKind(_guarded(fast, fallback.fn, name)), inputs, [out],
                      reshaped)
     return fused, eqns
-
-
-_FUSIONS = {"gather": _fuse_gather, "scatter_add": _fuse_scatter_add}
 
 
 def fuse_indexing(eqns: list, consts: dict, outputs: list, resolve: Callable,
@@ -314,13 +336,14 @@ def fuse_indexing(eqns: list, consts: dict, outputs: list, resolve: Callable,
     ``consts`` maps constant variables to values, ``resolve`` maps an atom to the
     atom it stands for (aliases), and ``compile_fn`` compiles the unfused fallback.
     """
-    if not any(e.primitive.name in _FUSIONS for e in eqns):
+    fusions = {GATHER.primitive: _fuse_gather, SCATTER_ADD.primitive: _fuse_scatter_add}
+    if not any(e.primitive in fusions for e in eqns):
         return eqns
     g = _Graph(eqns, consts, outputs, resolve)
     replaced: dict[int, FusedEqn] = {}
     subsumed: set[int] = set()
     for eqn in eqns:
-        rule = _FUSIONS.get(eqn.primitive.name)
+        rule = fusions.get(eqn.primitive)
         if rule is None or id(eqn) in subsumed:
             continue
         made = rule(g, eqn, compile_fn)

@@ -1,7 +1,7 @@
 """jit: trace a function once per input signature and replay it compiled.
 
 ``Jitted`` caches, per (pytree structure, shapes, dtypes, static values), the
-traced program and its compiled form (see ``interpreters/compile.py``). Called
+traced program and its compiled form (see ``evaluator.py``). Called
 on plain arrays it runs the compiled program directly; called on tracers of an
 enclosing transform it binds the ``call`` primitive, whose rules transform the
 inner program, so jit composes with every transform in every order.
@@ -22,9 +22,11 @@ from typing import Any, Callable, Sequence
 from funcdiff import core as _core
 from funcdiff.arguments.flattening import _as_leaf, _check_output
 from funcdiff.compiler.cache import _MISS, _CacheEntry, _compile_guard, _fast_flatten
+from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
+from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Jaxpr
 from funcdiff.tree_util import tree_flatten, tree_unflatten
@@ -209,7 +211,6 @@ class Jitted:
         return entry, leaves
 
     def _trace(self, args, static, static_kw, in_tree, avals) -> _CacheEntry:
-        from funcdiff.interpreters.call import compiled
         self.trace_count += 1
         store: list = []
 
@@ -280,7 +281,6 @@ class Jitted:
                 and not any(isinstance(x, Tracer) for x in leaves)):
             outs = entry.program(*leaves)
         else:
-            from funcdiff.interpreters.call import call_p
             outs = _core.bind(call_p, *entry.closed_over, *leaves, jaxpr=entry.jaxpr,
                               name=self._name)
         return entry.unflatten(outs)
@@ -297,7 +297,6 @@ class Jitted:
         """
         entry, _ = self._entry(args, kwargs)
         if entry.program is None:
-            from funcdiff.interpreters.call import compiled
             entry.program = compiled(entry.jaxpr, self._name)
         p = entry.program
         return Lowered(entry.jaxpr, p.jaxpr, p.source, p.scalar_source)

@@ -7,6 +7,7 @@ programs of 0-d floats), prints them, and gives the program's cost.
 
 from __future__ import annotations
 
+from funcdiff.interpreters.cost import program_cost
 from funcdiff.ir import ClosedJaxpr
 
 
@@ -23,7 +24,6 @@ class Lowered:
 
     def cost(self) -> dict:
         """Flops and bytes of the optimised program, from the primitives' cost rules."""
-        from funcdiff.passes.pipeline import program_cost
         return program_cost(self.optimized_jaxpr)
 
     def as_text(self) -> str:

@@ -5,11 +5,20 @@ Numpy pays a ufunc call per operation on 0-d values; Python floats and the
 differ from numpy's (math errors, overflow, division by zero) the generated
 function raises internally and the numpy version of the program runs instead,
 so results always match it.
+
+Each primitive's card declares its Python-float form (``prim.scalar_lowering``),
+a rule ``rule(ns, eqn, args, temp) -> str | None``: the expression computing
+the equation from its operands' names ``args``, with ``ns`` the namespace of
+the generated function (functions and constants are added there, never
+written into the text) and ``temp`` a local the expression may assign; None
+when the equation has no such form (its dtypes), and then the program keeps
+its numpy version only. ``scalar_operator`` and ``scalar_function`` make the
+common rules. A program gets a Python-float version when every equation's
+primitive declares one.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -18,52 +27,40 @@ from funcdiff.core import ShapedArray
 from funcdiff.compiler.codegen import Namespace, Program
 from funcdiff.ir import Literal, Var
 
-
-def _scalar_safe_mul(a, b, t):
-    # numpy's safe_mul: 0 * anything is 0, even 0 * inf; other products as they are
-    return f"({t} if ({t} := {a} * {b}) - {t} == 0.0 or ({a} != 0.0 and {b} != 0.0) else 0.0)"
-
-
-_SCALAR_OPS: dict[str, Callable[..., str]] = {
-    "add": lambda a, b: f"({a} + {b})",
-    "sub": lambda a, b: f"({a} - {b})",
-    "mul": lambda a, b: f"({a} * {b})",
-    "div": lambda a, b: f"({a} / {b})",
-    "neg": lambda a: f"(-{a})",
-    "max": lambda a, b: f"({a} if {a} > {b} or {a} != {a} else {b})",
-    "min": lambda a, b: f"({a} if {a} < {b} or {a} != {a} else {b})",
-    "eq": lambda a, b: f"({a} == {b})",
-    "ne": lambda a, b: f"({a} != {b})",
-    "lt": lambda a, b: f"({a} < {b})",
-    "le": lambda a, b: f"({a} <= {b})",
-    "gt": lambda a, b: f"({a} > {b})",
-    "ge": lambda a, b: f"({a} >= {b})",
-    "select": lambda p, t, f: f"({t} if {p} else {f})",
-}
-_SCALAR_MATH = {
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "log": math.log,
-    "sqrt": math.sqrt, "tanh": math.tanh, "sinh": math.sinh, "cosh": math.cosh,
-    "asin": math.asin, "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
-    "acosh": math.acosh, "atanh": math.atanh, "log1p": math.log1p, "expm1": math.expm1,
-    "abs": math.fabs, "pow": math.pow, "atan2": math.atan2, "rem": math.fmod,
-}
 _F64, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)
+
+
+def scalar_operator(template: str, *, float_only: bool = True) -> Callable:
+    """The rule writing an equation as ``template`` formatted with its operands'
+    names (``{0}``, ``{1}``, ...) and ``{t}``, a local of its own that the
+    expression may assign with ``:=``; with ``float_only``, for float64 results
+    only (Python's bool arithmetic is integer arithmetic)."""
+    def lower(ns: Namespace, eqn, args: list[str], temp: str) -> str | None:
+        if float_only and eqn.outvars[0].aval.dtype != _F64:
+            return None
+        return template.format(*args, t=temp)
+    return lower
+
+
+def scalar_function(fn: Callable) -> Callable:
+    """The rule calling the Python-float function ``fn`` (``math.sin``) on the
+    operands, for float64 results."""
+    def lower(ns: Namespace, eqn, args: list[str], temp: str) -> str | None:
+        if eqn.outvars[0].aval.dtype != _F64:
+            return None
+        return f"{ns.add('f', fn)}({', '.join(args)})"
+    return lower
 
 
 def _is_scalar_aval(aval: ShapedArray) -> bool:
     return aval.shape == () and aval.dtype in (_F64, _BOOL)
 
 
-def _scalar_supported(program: Program) -> bool:
+def _all_scalar(program: Program) -> bool:
     jaxpr = program.closed.jaxpr
     atoms = list(jaxpr.constvars) + list(jaxpr.invars) + list(jaxpr.outvars)
     for _, eqn in program.eqns:
-        name = eqn.primitive.name
-        if name not in _SCALAR_OPS and name not in _SCALAR_MATH and name not in (
-                "safe_mul", "integer_pow", "convert_element_type"):
-            return False
-        if name in ("add", "sub", "mul", "div", "neg", "max", "min") + tuple(_SCALAR_MATH) \
-                and eqn.outvars[0].aval.dtype != _F64:
+        if eqn.primitive.scalar_lowering is None:
             return False
         atoms += list(eqn.invars) + list(eqn.outvars)
     return bool(program.eqns) and all(_is_scalar_aval(a.aval) for a in atoms)
@@ -72,7 +69,7 @@ def _scalar_supported(program: Program) -> bool:
 def scalar_source(program: Program, fn_name: str,
                    fallback: Callable) -> tuple[str, dict] | None:
     """A Python-float version of an all-scalar program, or None."""
-    if not _scalar_supported(program):
+    if not _all_scalar(program):
         return None
     ns = Namespace()
     jaxpr = program.closed.jaxpr
@@ -95,20 +92,12 @@ def scalar_source(program: Program, fn_name: str,
 
     counter = 0
     for _, eqn in program.eqns:
-        name, args = eqn.primitive.name, [ref(a) for a in eqn.invars]
+        args = [ref(a) for a in eqn.invars]
         counter += 1
         out = names[eqn.outvars[0]] = f"v{counter}"
-        if name in _SCALAR_OPS:
-            expr = _SCALAR_OPS[name](*args)
-        elif name in _SCALAR_MATH:
-            expr = f"{ns.add('f', _SCALAR_MATH[name])}({', '.join(args)})"
-        elif name == "safe_mul":
-            expr = _scalar_safe_mul(args[0], args[1], f"t{counter}")
-        elif name == "integer_pow":  # Python's float ** int is C pow, as numpy's
-            expr = f"({args[0]} ** {ns.add('k', float(eqn.params['y']), False)})"
-        else:  # convert_element_type between float64 and bool
-            expr = (f"({args[0]} != 0.0)" if eqn.outvars[0].aval.dtype == _BOOL
-                    else f"{convert[_F64]}({args[0]})")
+        expr = eqn.primitive.scalar_lowering(ns, eqn, args, f"t{counter}")
+        if expr is None:  # no Python-float form for these dtypes
+            return None
         lines.append(f"        {out} = {expr}")
     box = {_F64: ns.add("f", np.float64), _BOOL: ns.add("f", np.bool_)}
     outs = ", ".join(f"{box[a.aval.dtype]}({ref(a)})" for a in program.outputs)

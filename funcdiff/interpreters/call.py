@@ -1,7 +1,8 @@
 """The call primitive behind jit: a primitive that holds a whole program.
 
 ``call_p`` takes the program's inputs and a ``ClosedJaxpr`` param. Its impl
-runs the compiled program; its rules transform the *inner* program and bind
+runs the compiled program (``compiler.evaluator`` installs it: the compiler
+sits above this layer); its rules transform the *inner* program and bind
 ``call_p`` again with the result, so every transform of a jitted function is
 itself a compiled program:
 
@@ -25,74 +26,24 @@ from typing import Any, Sequence
 from funcdiff.core import (Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval,
                            zeros_array)
 from funcdiff.interpreters.batching import vmap_flat
-from funcdiff.compiler.compile import CompiledProgram, compile_jaxpr
+from funcdiff.interpreters.cost import program_cost
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 
 call_p = Primitive("call", multiple_results=True)
 
-_compiled: "weakref.WeakKeyDictionary[ClosedJaxpr, CompiledProgram]" = weakref.WeakKeyDictionary()
 _derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
-def compiled(jaxpr: ClosedJaxpr, name: str = "program") -> CompiledProgram:
-    """The compiled form of ``jaxpr``, optimised and compiled on first use.
-
-    Cached while ``jaxpr`` lives (the compiled program never refers back to it,
-    so a program is freed with the function that traced it).
-    """
-    prog = _compiled.get(jaxpr)
-    if prog is None:
-        from funcdiff.passes.pipeline import optimize
-        optimized = optimize(jaxpr)
-        if optimized is jaxpr:  # a new wrapper: the cache must not keep its own key alive
-            optimized = ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts, jaxpr.in_tree, jaxpr.out_tree)
-        prog = _compiled[jaxpr] = compile_jaxpr(optimized, name)
-    return prog
-
-
-# Compiling a program costs about as much as evaluating a few hundred of its
-# equations one by one: a program first seen with fewer evaluations ahead is
-# interpreted (control flow called eagerly traces a new body on every call).
-COMPILE_AFTER = 256
-_seen: "weakref.WeakKeyDictionary[ClosedJaxpr, bool]" = weakref.WeakKeyDictionary()
-
-
-def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
-    """A function evaluating ``jaxpr`` with numpy, to be called about ``runs``
-    times now (a loop body's trip count): the compiled program when there is
-    one, or when the runs times the equations reach ``COMPILE_AFTER``, or when
-    ``jaxpr`` was seen before (a loop inside a jitted function runs the same
-    body program on every call); else an interpreter of its equations' impls,
-    which costs nothing up front.
-
-    >>> import numpy as np
-    >>> from funcdiff.interpreters.staging import trace_to_jaxpr
-    >>> from funcdiff.core import ShapedArray
-    >>> jaxpr = trace_to_jaxpr(lambda x: [x * 2.0], [ShapedArray((), np.dtype("float64"))])
-    >>> runner(jaxpr, "double", 1)(np.float64(3.0))
-    [np.float64(6.0)]
-    """
-    prog = _compiled.get(jaxpr)
-    if prog is not None:
-        return prog
-    if runs * len(jaxpr.jaxpr.eqns) >= COMPILE_AFTER or jaxpr in _seen:
-        return compiled(jaxpr, name)
-    _seen[jaxpr] = True
-    return lambda *args: run_impls(jaxpr, args)
-
-
-def _derived_cache(jaxpr: ClosedJaxpr) -> dict:
+def derived_cache(jaxpr: ClosedJaxpr) -> dict:
+    """The programs derived from ``jaxpr`` (and plans made for it), by what they are;
+    kept while ``jaxpr`` lives."""
     cache = _derived.get(jaxpr)
     if cache is None:
         cache = _derived[jaxpr] = {}
     return cache
-
-
-def _call_impl(*args, jaxpr: ClosedJaxpr, name: str):
-    return compiled(jaxpr, name)(*args)
 
 
 def _call_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
@@ -135,8 +86,8 @@ def _split_linearization(jaxpr: ClosedJaxpr, mask: tuple[bool, ...]):
 
 def _call_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
     mask = tuple(type(t) is not Zero for t in tangents)
-    cache = _derived_cache(jaxpr)
-    key = ("jvp", mask)
+    cache = derived_cache(jaxpr)
+    key = ("linearized", mask)
     if key not in cache:
         cache[key] = _split_linearization(jaxpr, mask)
     fwd, linear, n_res, out_is_zero, out_avals = cache[key]
@@ -177,8 +128,8 @@ def transposed_program(jaxpr: ClosedJaxpr, undefined: tuple[bool, ...],
 def _call_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
     undefined = tuple(is_undefined(a) for a in args)
     ct_mask = tuple(type(c) is not Zero for c in cts)
-    cache = _derived_cache(jaxpr)
-    key = ("transpose", undefined, ct_mask)
+    cache = derived_cache(jaxpr)
+    key = ("transposed", undefined, ct_mask)
     if key not in cache:
         cache[key] = transposed_program(jaxpr, undefined, ct_mask)
     defined = [a for a in args if not is_undefined(a)]
@@ -196,8 +147,8 @@ def batched_program(jaxpr: ClosedJaxpr, dims: tuple, size: int,
     """``jaxpr`` vmapped over inputs batched at ``dims`` (``size`` members; None for
     unbatched inputs of avals ``in_avals``); every output batched at axis 0.
     Cached per program, dims and size."""
-    cache = _derived_cache(jaxpr)
-    key = ("batch", tuple(dims), size)
+    cache = derived_cache(jaxpr)
+    key = ("batched", tuple(dims), size)
     if key not in cache:
         def run(*args):
             return vmap_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), size,
@@ -214,11 +165,9 @@ def _call_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
 
 
 def _call_cost(*avals, jaxpr: ClosedJaxpr, name: str):
-    from funcdiff.passes.pipeline import program_cost
     return program_cost(jaxpr)
 
 
-call_p.impl = _call_impl
 call_p.abstract_eval = _call_abstract_eval
 call_p.jvp = _call_jvp
 call_p.transpose = _call_transpose

@@ -147,7 +147,7 @@ def transpose_jaxpr(jaxpr: ClosedJaxpr, linear: tuple[bool, ...], ct_nonzeros: t
         avals = [a for a, l in zip(in_avals, linear) if not l] + \
                 [a for a, nz in zip(out_avals, ct_nonzeros) if nz]
         return trace_to_jaxpr(backward, avals)
-    return cached(jaxpr, ("transpose", linear, ct_nonzeros), make)
+    return cached(jaxpr, ("transposed", linear, ct_nonzeros), make)
 
 
 def batch_jaxpr(jaxpr: ClosedJaxpr, size: int, batched: tuple[bool, ...],

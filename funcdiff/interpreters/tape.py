@@ -282,6 +282,10 @@ class TapeTrace(Trace):
                 slots.append(0)
         return primals, slots
 
+    def constant(self, value: Any) -> TapeTracer:
+        """``value`` on the tape as a constant (no cotangent slot)."""
+        return TapeTracer(self, value, 0, get_aval(value))
+
     def record_linearized(self, primitive, primals: Sequence[Any], needed: Sequence[int],
                           params: dict, own_values_only: bool = True) -> list | None:
         """Put ``primitive`` applied to concrete ``primals`` on the tape through a

@@ -6,8 +6,8 @@ tape through a linearization of that primitive alone. Staging that
 linearization on every call costs more than the numpy work of a small matrix,
 yet for given params, operand avals and differentiated operands it is always
 the same program. So it is split once per such signature (``remat_split``
-with no policy: every residual kept) into a forward program (operands ->
-outputs + residuals) and, transposed once (``transposed_program``), a
+with no policy: every residual kept; installed here by ``remat.split``) into
+a forward program (operands -> outputs + residuals) and, transposed once (``transposed_program``), a
 backward program (residuals + operands it reads + output cotangents ->
 operand cotangents; one per set of nonzero output cotangents, so that a zero
 cotangent skips its equations as in ``backward_pass``). A call runs the
@@ -30,14 +30,28 @@ with the program, so it is freed with it.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, _trace_stack, get_aval
+from funcdiff.errors import FunctionalDiffError
+from funcdiff.interpreters.call import derived_cache, transposed_program
+from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls
 
 _plans: dict = {}  # signature -> _Plan, or None where the signature cannot be planned
 _MAX_PLANS = 512
+_split: Callable | None = None  # remat_split, handed down by funcdiff.remat.split
+
+
+def install_split(split: Callable) -> None:
+    """Hand this module ``split(program, mask, None)``, the split of a staged
+    program into forward and linear programs keeping every residual
+    (``remat.split.remat_split``: it sits above the interpreters, since it runs
+    the optimisation passes, and installs itself when imported). Until then no
+    signature is planned."""
+    global _split
+    _split = split
 
 
 class _Plan:
@@ -57,7 +71,6 @@ class _Plan:
         """The transposed linear program for these nonzero output cotangents."""
         program = self._backward.get(ct_mask)
         if program is None:
-            from funcdiff.interpreters.call import transposed_program
             n_tangents = sum(self.mask)
             n_defined = len(self.linear.in_avals) - n_tangents
             program = self._backward[ct_mask] = transposed_program(
@@ -112,8 +125,7 @@ def _plan_for(primitive, primals, needed, params) -> _Plan | None:
         # A program in the params (a jit call, checkpoint): the plan lives with the
         # program (freed with it) and is made when the same call comes a second time,
         # since checkpoint traces a new program on each eager call.
-        from funcdiff.interpreters.call import _derived_cache
-        plans = _derived_cache(params[program])
+        plans = derived_cache(params[program])
         settings = {k: v for k, v in params.items() if k != program}
     try:
         key = ("tape plan", primitive, tuple(sorted(settings.items())), avals, mask)
@@ -138,15 +150,14 @@ def _holds_program(value: Any) -> bool:
 
 
 def _make_plan(primitive, avals, mask, params) -> _Plan | None:
-    from funcdiff.remat.split import remat_split
-    from funcdiff.errors import FunctionalDiffError
-    from funcdiff.interpreters.staging import trace_to_jaxpr
+    if _split is None:
+        return None
 
     def apply(*xs):
         out = primitive.bind(*xs, **params)
         return list(out) if primitive.multiple_results else [out]
     try:
-        split = remat_split(trace_to_jaxpr(apply, list(avals)), mask, None)
+        split = _split(trace_to_jaxpr(apply, list(avals)), mask, None)
     except FunctionalDiffError:  # a rule that needs concrete values: linearize per call
         return None
     return _Plan(split, mask)

@@ -20,13 +20,14 @@ import numpy as np
 from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval, zeros_array
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
-from funcdiff.interpreters.call import runner
+from funcdiff.compiler.evaluator import runner
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, concrete_or_none,
                                             jvp_jaxpr, linearize_jaxpr, nonzero, run,
                                             tangents_staged_apart, to_front, transpose_jaxpr,
                                             type_list)
+from funcdiff.interpreters import tape_control
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise, structural
@@ -158,9 +159,17 @@ def _cond_cost(index, *args, branches):
     return {"flops": max(c["flops"] for c in costs), "bytes": max(c["bytes"] for c in costs)}
 
 
+def _cond_on_tape(trace, args, *, branches):
+    # the eager tape runs the chosen branch itself, recording its operations
+    index, *operands = args
+    i = min(max(int(tape_control.value(trace, index)), 0), len(branches) - 1)  # as the impl
+    return run(branches[i], *operands)
+
+
 cond_p.impl = _cond_impl
 cond_p.abstract_eval = _cond_abstract_eval
 cond_p.jvp = _cond_jvp
 cond_p.transpose = _cond_transpose  # reached only for conds produced by linearization
 cond_p.batch = _cond_batch
 cond_p.cost = _cond_cost
+cond_p.tape_rule = _cond_on_tape

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters.transpose import UndefinedPrimal
@@ -292,6 +293,7 @@ dot_general_p.transpose = _dot_general_transpose
 dot_general_p.batched_transpose = _dot_general_batched_transpose
 dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
+dot_general_p.lowering = lower_dot_general
 
 
 _canonical: dict = {}  # dimension_numbers as given -> as tuples of ints (few distinct ones)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff import dtypes
+from funcdiff.compiler.lowerings import lower_convert
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.primitives import structural  # noqa: F401  (before cards, which imports it in a cycle)
@@ -108,12 +109,21 @@ def _convert_cost(x, *, new_dtype):
     return {"flops": x.size, "bytes": nbytes(x) + x.size * new_dtype.itemsize}
 
 
+def _convert_scalar(ns, eqn, args, temp):
+    # between the dtypes of Python-float programs: float64 and bool
+    if eqn.outvars[0].aval.dtype == np.bool_:
+        return f"({args[0]} != 0.0)"
+    return f"{ns.add('f', float)}({args[0]})"
+
+
 convert_element_type_p.abstract_eval = _convert_abstract_eval
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose  # reached only float -> float
 convert_element_type_p.linear = True
 convert_element_type_p.batch = _unary_batch(convert_element_type_p)
 convert_element_type_p.cost = _convert_cost
+convert_element_type_p.lowering = lower_convert
+convert_element_type_p.scalar_lowering = _convert_scalar
 
 
 def convert_element_type(x, new_dtype):

@@ -8,6 +8,7 @@ never appears in a linear program.
 
 from __future__ import annotations
 
+from funcdiff.compiler.codegen import RUNS_AS_IDENTITY
 from funcdiff.core import Primitive, bind
 from funcdiff.primitives.cards import make_op
 
@@ -17,6 +18,7 @@ stop_gradient_p.abstract_eval = lambda x: x
 stop_gradient_p.nondifferentiable = True
 stop_gradient_p.batch = lambda vals, dims: (bind(stop_gradient_p, vals[0]), dims[0])
 stop_gradient_p.cost = lambda x: {"flops": 0, "bytes": 0}
+stop_gradient_p.traits |= {RUNS_AS_IDENTITY}  # compiled, the result is the operand
 
 
 def stop_gradient(x):

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, ShapedArray, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.primitives import elementwise, structural
@@ -93,6 +94,7 @@ gather_p.linear = True
 gather_p.transpose = _gather_transpose
 gather_p.batch = _gather_batch
 gather_p.cost = _gather_cost
+fusion.GATHER.fill(gather_p)  # along-axis indexing, fused by the compiler
 gather = make_op(gather_p, """Take elements of ``x`` along ``axis`` at integer ``indices`` (numpy.take).
 
 Args:

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, Tracer, Zero, get_aval, instantiate
 from funcdiff.errors import DifferentiationError, ShapeError
 from funcdiff.primitives import elementwise, structural
@@ -132,6 +133,7 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, axis):
 scatter_add_p.jvp = _scatter_add_jvp
 scatter_add_p.linear = True
 scatter_add_p.transpose = _scatter_add_transpose
+fusion.SCATTER_ADD.fill(scatter_add_p)  # along-axis indexing, fused by the compiler
 scatter_add = make_op(scatter_add_p, """Add ``updates`` into a copy of ``operand`` at ``indices`` along ``axis``.
 
 Repeated indices accumulate (numpy.add.at). Linear in ``(operand, updates)``;

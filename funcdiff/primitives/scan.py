@@ -7,7 +7,8 @@ a scan over (primal, tangent) pairs. Inside ``linearize`` the body splits into
 a forward scan, which also stacks each iteration's residuals, and a linear scan
 over them; transposing the linear scan gives a scan running the other way.
 Which carries have tangents (or are batched) is the fixed point the body
-reaches. The public API is ``funcdiff.lax.scan``.
+reaches. On the eager tape the loop runs as it is, its iterations recorded
+(``interpreters.tape_control``). The public API is ``funcdiff.lax.scan``.
 """
 
 from __future__ import annotations
@@ -15,18 +16,20 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import Primitive, ShapedArray, Zero, bind, tangent_aval, zeros_array
+from funcdiff.core import (Primitive, ShapedArray, Zero, bind, instantiate, tangent_aval,
+                           zeros_array)
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.interpreters.batching import move_batch_axis
-from funcdiff.interpreters.call import runner
+from funcdiff.compiler.evaluator import runner
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
-                                            nonzero, reorder, tangents_staged_apart, to_front,
-                                            type_list)
+                                            nonzero, reorder, run, tangents_staged_apart,
+                                            to_front, type_list)
+from funcdiff.interpreters import tape_control
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from funcdiff.primitives import elementwise
+from funcdiff.primitives import elementwise, indexing, structural
 
 
 scan_p = Primitive("scan", multiple_results=True)
@@ -214,9 +217,61 @@ def _scan_cost(*avals, jaxpr, num_consts, num_carry, length, reverse):
     return {"flops": length * c["flops"], "bytes": length * c["bytes"]}
 
 
+# --- on the eager tape: the loop itself, iteration by iteration ---------------------
+# The body gets one slice of each xs and the per-iteration outputs are stacked
+# through one node each, whose pullbacks stack or slice the cotangents: O(length)
+# in the backward pass, where a slicing node per iteration would pad a full-size
+# cotangent each time.
+
+
+def _scan_on_tape(trace, args, *, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = groups(args, num_consts, num_carry)
+    slices = [_unstacked(trace, x, length) for x in xs]
+    y_avals = jaxpr.out_avals[num_carry:]
+    ys: list[list] = [[None] * length for _ in y_avals]
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = run(jaxpr, *consts, *carry, *[s[i] for s in slices])
+        carry = outs[:num_carry]
+        for y, out in zip(ys, outs[num_carry:]):
+            y[i] = out
+    return list(carry) + [_stacked(trace, y, a) for y, a in zip(ys, y_avals)]
+
+
+def _unstacked(trace, x, length: int) -> list:
+    """The ``length`` slices of ``x`` along axis 0, through one node whose
+    pullback stacks their cotangents."""
+    whole = tape_control.value(trace, x)
+    pieces = [whole[i] for i in range(length)]
+    slot = tape_control.slot(trace, x)
+    if not slot or not pieces:
+        return pieces
+
+    def pullback(cts):
+        rows = [structural.expand_dims(instantiate(ct), dimensions=(0,)) for ct in cts]
+        return [structural.concatenate(*rows, dimension=0)]
+    return trace.record(pieces, pullback, [slot])
+
+
+def _stacked(trace, pieces: list, aval):
+    """The per-iteration outputs ``pieces`` stacked along a new axis 0, through one
+    node whose pullback hands each piece its slice of the cotangent."""
+    values = [tape_control.value(trace, p) for p in pieces]
+    out = np.stack(values) if values else np.zeros((0,) + aval.shape, aval.dtype)
+    slots = [tape_control.slot(trace, p) for p in pieces]
+    if not any(slots) or not dtypes.is_inexact(aval.dtype):
+        return out
+
+    def pullback(cts):
+        (ct,) = cts
+        return [indexing.gather(ct, np.asarray(i), axis=0) if s else None
+                for i, s in enumerate(slots)]
+    return trace.record([out], pullback, slots)[0]
+
+
 scan_p.impl = _scan_impl
 scan_p.abstract_eval = _scan_abstract_eval
 scan_p.jvp = _scan_jvp
 scan_p.transpose = _scan_transpose  # reached only for scans produced by linearization
 scan_p.batch = _scan_batch
 scan_p.cost = _scan_cost
+scan_p.tape_rule = _scan_on_tape

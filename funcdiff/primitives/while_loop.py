@@ -19,13 +19,14 @@ import numpy as np
 from funcdiff.core import (Primitive, ShapedArray, Zero, bind, find_top_trace, get_aval,
                            tangent_aval)
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
-from funcdiff.interpreters.call import COMPILE_AFTER, compiled, runner
+from funcdiff.compiler.evaluator import COMPILE_AFTER, compiled, runner
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fixed_point,
                                             groups, jvp_jaxpr, linearize_jaxpr, materialize,
                                             nonzero, reorder, run, tangents_staged_apart,
                                             to_front, transpose_jaxpr, type_list,
                                             with_unused_inputs)
+from funcdiff.interpreters import tape_control
 from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise, reductions
@@ -174,11 +175,20 @@ def _while_cost(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     return {"flops": c["flops"] + b["flops"], "bytes": c["bytes"] + b["bytes"]}
 
 
+def _while_on_tape(trace, args, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # the eager tape runs the loop itself, recording each iteration's operations
+    cconsts, bconsts, carry = groups(args, cond_nconsts, body_nconsts)
+    while bool(tape_control.value(trace, run(cond_jaxpr, *cconsts, *carry)[0])):
+        carry = run(body_jaxpr, *bconsts, *carry)
+    return list(carry)
+
+
 while_p.impl = _while_impl
 while_p.abstract_eval = _while_abstract_eval
 while_p.jvp = _while_jvp
 while_p.batch = _while_batch
 while_p.cost = _while_cost
+while_p.tape_rule = _while_on_tape
 
 
 # ---------------------------------------------------------------------------

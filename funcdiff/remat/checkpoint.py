@@ -39,8 +39,10 @@ from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
                                          is_array_like, run_impls)
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
+from funcdiff.interpreters import programs, tape, tape_control
 from funcdiff.interpreters.call import batched_program, transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
+from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.staging import JaxprTracer
 from funcdiff.interpreters.transpose import is_undefined
@@ -140,12 +142,46 @@ def _checkpoint_cost(*avals, jaxpr, policy, name):
     return program_cost(jaxpr)
 
 
+def _checkpoint_on_tape(trace, args, *, jaxpr, policy, name):
+    """On the eager tape: with ``everything_saveable`` the body simply runs on the
+    tape; with the default policy (nothing saveable) the outputs are computed
+    with the impls, keeping nothing but the inputs, and one node's pullback runs
+    the body again on a tape of its own. Other policies decline: the tape
+    linearizes the call, which applies them."""
+    if policy is checkpoint_policies.everything_saveable:  # no recomputation
+        return programs.run(jaxpr, *args)
+    if policy is not checkpoint_policies.nothing_saveable:
+        return None
+    primals = [tape_control.value(trace, a) for a in args]
+    slots = [tape_control.slot(trace, a) for a in args]
+    outs = run_impls(jaxpr, primals)
+    return trace.record(outs, lambda cts: _recomputed(jaxpr, primals, slots, cts), slots)
+
+
+def _recomputed(jaxpr, primals: list, slots: list, cts: list) -> list:
+    """The cotangents of a checkpoint's inputs (None where not needed), its body
+    recomputed from ``primals``: on a tape when nothing else is tracing and the
+    cotangents are plain values, else linearized (a transformed pullback)."""
+    mask = [bool(s) for s in slots]
+
+    def body(*args):
+        return eval_with_sources(jaxpr, args)
+    if tape.usable() and not any(isinstance(c, core.Tracer) for c in cts):
+        _, fn = tape.tape_vjp_flat(body, primals, in_mask=mask)
+        cts_in = fn.pull_back(cts, release=True)
+    else:
+        _, lin = linearize_flat(body, primals, in_mask=mask)
+        cts_in = tape._pull_back_linear(cts, mask, lin)
+    return [c if m else None for c, m in zip(cts_in, mask)]
+
+
 checkpoint_p.impl = _checkpoint_impl
 checkpoint_p.abstract_eval = _checkpoint_abstract_eval
 checkpoint_p.jvp = _checkpoint_jvp
 checkpoint_p.transpose = _checkpoint_transpose
 checkpoint_p.batch = _checkpoint_batch
 checkpoint_p.cost = _checkpoint_cost
+checkpoint_p.tape_rule = _checkpoint_on_tape
 
 
 def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: bool = True,

@@ -7,13 +7,16 @@ resulting ``RematSplit`` holds a forward program that returns the outputs and
 the kept values only, and a linear program prefixed with the equations that
 recompute the rest from the kept values and the primal inputs. The
 ``checkpoint`` primitive's jvp rule runs the one and binds the other;
-``funcdiff.inspect.cost_analysis`` splits with no policy (keep everything).
+``funcdiff.inspect.cost_analysis`` splits with no policy (keep everything), and
+so does the eager tape's plan of a primitive without a reverse rule of its own
+(``interpreters.tape_programs``, to which this module hands ``remat_split``).
 """
 
 from __future__ import annotations
 
 from funcdiff.remat.policies import Policy
 from funcdiff.remat.sources import _with_sources, eval_with_sources, stage_with_sources
+from funcdiff.interpreters import tape_programs
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import eliminate_dead_code
 from funcdiff.interpreters.staging import JaxprTracer
@@ -100,3 +103,6 @@ def remat_split(closed: ClosedJaxpr, mask: tuple[bool, ...], policy: Policy | No
                       used_inputs=[i for i, v in enumerate(fj.invars) if v in used_inputs],
                       out_is_zero=lin.out_is_zero, out_avals=lin.out_avals,
                       num_recomputed=len(recompute))
+
+
+tape_programs.install_split(remat_split)  # the tape plans its nodes with it
