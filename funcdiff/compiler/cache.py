@@ -1,14 +1,14 @@
 """jit's cache entries and the per-call fast path that finds one.
 
-A ``_CacheEntry`` is one traced signature of a ``Jitted`` function: the traced
+A ``CacheEntry`` is one traced signature of a ``Jitted`` function: the traced
 program, its compiled form, the outer tracers it closed over and the
 unflattener of its output (generated code for trees of tuples, lists, dicts
 and None). Every call of a jitted function on plain arrays looks for its entry
-before anything else, so that lookup is kept short: ``_fast_flatten`` takes
+before anything else, so that lookup is kept short: ``fast_flatten`` takes
 arguments of tuples, lists, dicts, arrays and scalars to their leaves and a
 signature of their structure, shapes and dtypes without tree_flatten, and
-``_compile_guard`` turns the last signature seen into generated code that
-checks a call's arguments against it and runs the program (``_MISS`` for
+``compile_guard`` turns the last signature seen into generated code that
+checks a call's arguments against it and runs the program (``MISS`` for
 arguments of another signature). ``funcdiff.compiler.jit`` decides when entries and
 guards are built and used.
 """
@@ -23,7 +23,7 @@ import numpy as np
 from funcdiff.tree_util import PyTreeDef, tree_unflatten
 
 
-class _CacheEntry:
+class CacheEntry:
     """One traced signature: the traced program, its compiled form, the output
     structure, and the outer tracers ``f`` closed over (then the entry is not
     cached: those tracers belong to one trace of an enclosing transform)."""
@@ -71,7 +71,7 @@ def _unflattener(tree: PyTreeDef) -> Callable[[list], Any]:
     return namespace["unflatten"]
 
 
-def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
+def fast_flatten(x: Any, leaves: list, key: list) -> bool:
     """Append the leaves of ``x`` and a signature of its structure and avals, for
     pytrees of tuples, lists, dicts and arrays/scalars; False for anything else
     (the caller then takes the general path through tree_flatten)."""
@@ -87,7 +87,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
                 leaves.append(c)
                 key.append(c.shape)
                 key.append(c.dtype)
-            elif not _fast_flatten(c, leaves, key):
+            elif not fast_flatten(c, leaves, key):
                 return False
     elif t is dict:
         try:
@@ -96,7 +96,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
             return False
         key.append((t, keys))
         for k in keys:
-            if not _fast_flatten(x[k], leaves, key):
+            if not fast_flatten(x[k], leaves, key):
                 return False
     elif t is float or t is bool:
         leaves.append(np.asarray(x))
@@ -114,17 +114,17 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     return True
 
 
-_MISS = object()  # what a guard returns for arguments of another signature
+MISS = object()  # what a guard returns for arguments of another signature
 
 
-def _compile_guard(args: tuple, entry: "_CacheEntry") -> Callable[[tuple], Any] | None:
+def compile_guard(args: tuple, entry: "CacheEntry") -> Callable[[tuple], Any] | None:
     """A function of the positional arguments that runs ``entry``'s program when
-    they have the structure, shapes and dtypes of ``args`` (and returns ``_MISS``
+    they have the structure, shapes and dtypes of ``args`` (and returns ``MISS``
     otherwise): the signature check of the fast path as straight-line code, one
     type test per container and leaf and one comparison of all shapes and of all
     dtypes. None when ``args`` holds anything but tuples, lists, str-keyed dicts,
     arrays and scalars (the dict of signatures serves those)."""
-    ns: dict = {"_MISS": _MISS, "_nd": np.ndarray, "_asarray": np.asarray,
+    ns: dict = {"_MISS": MISS, "_nd": np.ndarray, "_asarray": np.asarray,
                 "_fn": entry.program.fn, "_unflatten": entry.unflatten}
     lines = ["def guard(args):"]
     leaves: list[str] = []

@@ -1,16 +1,17 @@
 """jit: trace a function once per input signature and replay it compiled.
 
 ``Jitted`` caches, per (pytree structure, shapes, dtypes, static values), the
-traced program and its compiled form (see ``evaluator.py``). Called
-on plain arrays it runs the compiled program directly; called on tracers of an
-enclosing transform it binds the ``call`` primitive, whose rules transform the
-inner program, so jit composes with every transform in every order.
+traced program and its compiled form (``evaluator.compiled``: optimised, then
+compiled by ``compile.py``). Called on plain arrays it runs the compiled
+program directly; called on tracers of an enclosing transform it binds the
+call primitive (``interpreters.call``), whose rules transform the inner
+program, so jit composes with every transform in every order.
 
 This module holds ``jit`` and ``Jitted``: checking and splitting the arguments
 (static ones are part of the cache key), tracing with closure conversion, and
 calling. The cache entries and the per-call fast path that finds one without
 tracing are in ``funcdiff.compiler.cache``; ``Lowered``, what ``Jitted.lower``
-returns, is in ``funcdiff.compiler.lowered``; their names are re-exported here.
+returns, is in ``funcdiff.compiler.lowered``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
 from funcdiff.arguments.flattening import _as_leaf, _check_output
-from funcdiff.compiler.cache import _MISS, _CacheEntry, _compile_guard, _fast_flatten
+from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval
@@ -207,10 +208,10 @@ class Jitted:
             if fast is not None:
                 self._fast[fast[0]] = entry  # (hashable: the static values were checked)
                 if not static and entry.program is not None:
-                    self._guard = _compile_guard(args, entry)
+                    self._guard = compile_guard(args, entry)
         return entry, leaves
 
-    def _trace(self, args, static, static_kw, in_tree, avals) -> _CacheEntry:
+    def _trace(self, args, static, static_kw, in_tree, avals) -> CacheEntry:
         self.trace_count += 1
         store: list = []
 
@@ -242,7 +243,7 @@ class Jitted:
             program = None  # runs only through the call primitive, under the outer trace
         else:
             program = compiled(closed, self._name)
-        return _CacheEntry(closed, store[0], program, closed_over)
+        return CacheEntry(closed, store[0], program, closed_over)
 
     def _fast_key(self, args: tuple):
         """(key, leaves) for the fast cache, or None where only the general path can
@@ -253,11 +254,11 @@ class Jitted:
         leaves: list = []
         key: list = [len(args)]
         if not static:
-            return (tuple(key), leaves) if _fast_flatten(args, leaves, key) else None
+            return (tuple(key), leaves) if fast_flatten(args, leaves, key) else None
         for i, a in enumerate(args):
             if i in static:
                 key.append((type(a), a))
-            elif not _fast_flatten(a, leaves, key):
+            elif not fast_flatten(a, leaves, key):
                 return None
         return tuple(key), leaves  # (hashable unless a static value is not: callers check)
 
@@ -266,7 +267,7 @@ class Jitted:
             # the fast paths: a known signature of plain arrays runs its program directly
             if self._guard is not None:
                 out = self._guard(args)
-                if out is not _MISS:
+                if out is not MISS:
                     return out
             fast = self._fast_key(args)
             if fast is not None:
