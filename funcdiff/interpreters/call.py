@@ -32,6 +32,8 @@ from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 
+# The one primitive defined below the cards: the passes (inlining) and the compiler
+# (jit binds it) need the object, and its rules are the interpreters' own.
 call_p = Primitive("call", multiple_results=True)
 
 _derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
