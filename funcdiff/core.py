@@ -17,6 +17,8 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import os
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -421,8 +423,6 @@ def cur_level() -> int:
 
 def _user_frame() -> str:
     """``file:line`` of the innermost stack frame outside funcdiff, for error messages."""
-    import sys
-    import os
     here = os.path.dirname(os.path.abspath(__file__))
     frame = sys._getframe(1)
     while frame is not None:
@@ -558,10 +558,15 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, dtypes.float0)
 
 
+BROADCAST = Role("broadcast", "broadcast_in_dim(x, shape=, broadcast_dimensions=): "
+                 "zeros_array materialises a zero as a broadcast 0-d zero, so that it "
+                 "can be traced")
+
+
 def zeros_array(aval: ShapedArray) -> Any:
     """A materialised zero of ``aval`` (built with a primitive so it can be traced)."""
-    from funcdiff.primitives import structural  # rules layer; imported at call time
-    return structural.full(aval.shape, 0, aval.dtype)
+    return BROADCAST.primitive.bind(np.zeros((), aval.dtype), shape=aval.shape,
+                                    broadcast_dimensions=())
 
 
 def instantiate(t: Any) -> Any:

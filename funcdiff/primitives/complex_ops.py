@@ -25,10 +25,12 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
-from funcdiff.primitives import elementwise as ew
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes, checked_impl, make_op, nbytes
+from funcdiff.primitives.elementwise_arithmetic import div, mul, neg
 from funcdiff.primitives.elementwise_cards import elementwise_batch
+from funcdiff.primitives.elementwise_logic import eq, select
 
 
 def _needs_complex(name: str, x: ShapedArray) -> None:
@@ -85,7 +87,7 @@ imag_p.abstract_eval = _imag_abstract_eval
 imag_p.linear = True
 imag_p.jvp = lambda primals, tangents: (imag(primals[0]), imag(tangents[0]))
 # Re(c * z) = t * Im(z) for all z needs c = -t * 1j
-imag_p.transpose = lambda ct, z: [complex(_zero(get_aval(ct).dtype), ew.neg(ct))]
+imag_p.transpose = lambda ct, z: [complex(_zero(get_aval(ct).dtype), neg(ct))]
 imag_p.batch = _unary_batch(imag_p)
 imag_p.cost = _part_cost
 imag = make_op(imag_p, "The imaginary part of a complex array (a float array).")
@@ -133,9 +135,8 @@ def _complex_jvp(primals, tangents):
 
 
 def _complex_transpose(ct, re, im):
-    from funcdiff.interpreters.transpose import is_undefined
     return [structural.unbroadcast(real(ct), re.aval.shape) if is_undefined(re) else None,
-            structural.unbroadcast(ew.neg(imag(ct)), im.aval.shape) if is_undefined(im) else None]
+            structural.unbroadcast(neg(imag(ct)), im.aval.shape) if is_undefined(im) else None]
 
 
 def _complex_cost(re, im):
@@ -189,8 +190,8 @@ def _complex_abs_jvp(primals, tangents):
     (z,), (t,) = primals, tangents
     y = complex_abs(z)
     zero = _zero(get_aval(y).dtype)
-    safe_y = ew.select(ew.eq(y, zero), np.ones((), get_aval(y).dtype), y)
-    return y, ew.div(real(ew.mul(t, conj(z))), safe_y)
+    safe_y = select(eq(y, zero), np.ones((), get_aval(y).dtype), y)
+    return y, div(real(mul(t, conj(z))), safe_y)
 
 
 complex_abs_p.abstract_eval = _complex_abs_abstract_eval

@@ -23,8 +23,12 @@ from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters.transpose import UndefinedPrimal
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import ANY, EYE, on_zeros, rewrite, zeros
+from funcdiff.passes.zero_propagation import ZERO_OR_FINITE
+from funcdiff.primitives import elementwise
 from funcdiff.primitives.cards import DiagonalBatch, bilinear_vjp, nbytes, same_dtype
-from funcdiff.primitives.structural import _checked_impl, transpose
+from funcdiff.primitives.structural import _checked_impl, transpose, transpose_p
 
 
 def _free_axes(ndim: int, contracting: tuple, batch: tuple) -> list[int]:
@@ -110,8 +114,7 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers):
         return out, bind_dot(x, ty, dimension_numbers=dimension_numbers)
     t = bind_dot(tx, y, dimension_numbers=dimension_numbers)
     if type(ty) is not Zero:
-        from funcdiff.primitives.elementwise import add
-        t = add(t, bind_dot(x, ty, dimension_numbers=dimension_numbers))
+        t = elementwise.add(t, bind_dot(x, ty, dimension_numbers=dimension_numbers))
     return out, t
 
 
@@ -294,6 +297,37 @@ dot_general_p.batched_transpose = _dot_general_batched_transpose
 dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
 dot_general_p.lowering = lower_dot_general
+passes.CONTRACTION.fill(dot_general_p)
+dot_general_p.traits |= {passes.NEG_COMMUTING}
+
+
+def _one_contracted_axis(eqn, *operands) -> bool:
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    return not lb and len(lc) == 1
+
+
+def _moved_axes(rw, x, perm):
+    return x if perm == tuple(range(len(perm))) else rw.add(transpose_p, x, permutation=perm)
+
+
+def _times_identity(rw, eqn, x, eye):
+    """x . I is x with its contracted axis moved last."""
+    (lc, rc), _ = eqn.params["dimension_numbers"]
+    return _moved_axes(rw, x, tuple(i for i in range(x.aval.ndim) if i != lc[0]) + (lc[0],))
+
+
+def _identity_times(rw, eqn, eye, y):
+    """I . y is y with its contracted axis moved first."""
+    (lc, rc), _ = eqn.params["dimension_numbers"]
+    return _moved_axes(rw, y, (rc[0],) + tuple(i for i in range(y.aval.ndim) if i != rc[0]))
+
+
+dot_general_p.rewrites = (  # (an identity matrix is the basis of jacfwd and jacrev)
+    rewrite("x . I -> transpose x", (ANY, EYE), _times_identity, when=_one_contracted_axis),
+    rewrite("I . y -> transpose y", (EYE, ANY), _identity_times, when=_one_contracted_axis),
+    on_zeros("x . 0 -> 0 for x certainly finite (inf * 0 is nan)",
+             (ZERO_OR_FINITE, ZERO_OR_FINITE), zeros),
+)
 
 
 _canonical: dict = {}  # dimension_numbers as given -> as tuples of ints (few distinct ones)
@@ -356,7 +390,6 @@ def dot(x, y):
     """
     x_ndim, y_ndim = get_aval(x).ndim, get_aval(y).ndim
     if x_ndim == 0 or y_ndim == 0:
-        from funcdiff.primitives.elementwise import mul
-        return mul(x, y)
+        return elementwise.mul(x, y)
     return bind(dot_general_p, x, y,
                 dimension_numbers=(((x_ndim - 1,), (max(y_ndim - 2, 0),)), ((), ())))

@@ -28,7 +28,9 @@ from funcdiff import dtypes
 from funcdiff.compiler.lowerings import lower_convert
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
-from funcdiff.primitives import structural  # noqa: F401  (before cards, which imports it in a cycle)
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import defined_by, identity, rewrite
+from funcdiff.primitives import complex_ops
 from funcdiff.primitives.cards import nbytes
 # elementwise_math after elementwise_arithmetic: declaring a differentiable unary
 # primitive looks up mul and safe_mul on this module (cards.unary_elementwise).
@@ -100,7 +102,6 @@ def _convert_jvp(primals, tangents, *, new_dtype):
 def _convert_transpose(ct, x, *, new_dtype):
     if dtypes.is_complex(new_dtype) and not dtypes.is_complex(x.aval.dtype):
         # real -> complex embeds R in C; its transpose keeps the real part
-        from funcdiff.primitives import complex_ops
         ct = complex_ops.real(ct)
     return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype)]
 
@@ -124,6 +125,24 @@ convert_element_type_p.batch = _unary_batch(convert_element_type_p)
 convert_element_type_p.cost = _convert_cost
 convert_element_type_p.lowering = lower_convert
 convert_element_type_p.scalar_lowering = _convert_scalar
+passes.CONVERT.fill(convert_element_type_p)
+convert_element_type_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_FROM_INTEGERS}
+
+
+def _exact_round_trip(rw, eqn, there):
+    """x itself for convert(convert(x)) through a float at least as wide as x's."""
+    x, mid = there.invars[0], there.outvars[0].aval.dtype
+    if (x.aval.dtype == eqn.outvars[0].aval.dtype and x.aval.dtype.kind == mid.kind == "f"
+            and mid.itemsize >= x.aval.dtype.itemsize):
+        return x
+    return None
+
+
+convert_element_type_p.rewrites = (
+    identity("a cast to the operand's own dtype"),
+    rewrite("convert(convert x) -> x through a wider float (exact)",
+            (defined_by(convert_element_type_p),), _exact_round_trip),
+)
 
 
 def convert_element_type(x, new_dtype):
@@ -175,6 +194,7 @@ iota_p.nondifferentiable = True
 # that every primitive fills every slot.
 iota_p.batch = lambda vals, dims, **params: (iota_p.bind(**params), None)
 iota_p.cost = lambda **p: {"flops": 0, "bytes": nbytes(_iota_abstract_eval(**p))}
+iota_p.traits |= {passes.ALWAYS_FINITE}
 
 
 def iota(dtype, shape, dimension=0):

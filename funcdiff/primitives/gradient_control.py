@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from funcdiff.compiler.codegen import RUNS_AS_IDENTITY
 from funcdiff.core import Primitive, bind
+from funcdiff.passes.traits import ZERO_PRESERVING
 from funcdiff.primitives.cards import make_op
+from funcdiff.tree_util import tree_map
 
 stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.impl = lambda x: x
@@ -19,6 +21,7 @@ stop_gradient_p.nondifferentiable = True
 stop_gradient_p.batch = lambda vals, dims: (bind(stop_gradient_p, vals[0]), dims[0])
 stop_gradient_p.cost = lambda x: {"flops": 0, "bytes": 0}
 stop_gradient_p.traits |= {RUNS_AS_IDENTITY}  # compiled, the result is the operand
+stop_gradient_p.traits |= {ZERO_PRESERVING}
 
 
 def stop_gradient(x):
@@ -34,5 +37,4 @@ def stop_gradient(x):
     >>> float(fd.grad(lambda x: x * fd.stop_gradient(x))(3.0))
     3.0
     """
-    from funcdiff.tree_util import tree_map
     return tree_map(lambda leaf: bind(stop_gradient_p, leaf), x)

@@ -4,8 +4,8 @@
 by the (any-shaped) integer array ``indices``. Indices are never
 differentiated. ``gather`` is linear in ``x`` and its transpose is
 ``scatter_add``, so reverse mode accumulates repeated indices; the transpose
-rule imports ``scatter_add`` when it runs, because ``indexing_scatter``
-imports ``gather`` from here. The batch rule moves the batch axis out of the
+rule reaches it through the role ``ACCUMULATE``, which the scatter_add card
+fills (``indexing_scatter`` imports ``gather`` from here). The batch rule moves the batch axis out of the
 indexed axis' way; when indices and data are both batched, the batch axis is
 folded into the indexed axis and each batch member's indices are offset into
 its own block. ``take_along_axis`` is an operation, not a primitive: one
@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from funcdiff.compiler import fusion
-from funcdiff.core import Primitive, ShapedArray, get_aval
+from funcdiff.core import Primitive, Role, ShapedArray, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import make_op, nbytes
@@ -28,6 +28,9 @@ from funcdiff.primitives.indexing_common import (_check_axis, _check_index_dtype
                                                  _has_negative, _offset_batched_indices,
                                                  _out_of_bounds, _ramp, _reshape, _widen_indices,
                                                  _zeros_like)
+
+ACCUMULATE = Role("accumulate", "scatter_add(operand, indices, updates, axis=): adds updates "
+                  "at indices, repeated ones accumulating; the transpose of gather")
 
 
 # --- gather ---------------------------------------------------------------------
@@ -61,8 +64,7 @@ def _gather_jvp(primals, tangents, *, axis):
 
 def _gather_transpose(ct, x, indices, *, axis):
     # Repeated indices read one element several times, so their cotangents add.
-    from funcdiff.primitives.indexing_scatter import scatter_add  # it imports gather from here
-    return [scatter_add(_zeros_like(x), indices, ct, axis=axis), None]
+    return [ACCUMULATE.primitive.bind(_zeros_like(x), indices, ct, axis=axis), None]
 
 
 def _gather_batch(vals, dims, *, axis):

@@ -26,13 +26,16 @@ import numpy as np
 from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, Tracer, Zero, get_aval, instantiate
 from funcdiff.errors import DifferentiationError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.passes.rules import ANY, on_zeros, zeros
+from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import make_op, nbytes, same_dtype
 from funcdiff.primitives.indexing_common import (_aval, _check_axis, _check_index_dtype,
                                                  _gathered_shape, _has_negative,
                                                  _offset_batched_indices, _out_of_bounds,
                                                  _reshape, _with_batch_at, _zeros_like)
-from funcdiff.primitives.indexing_gather import gather
+from funcdiff.primitives.indexing_gather import ACCUMULATE, gather
 
 
 # --- scatters -------------------------------------------------------------------
@@ -125,7 +128,6 @@ def _scatter_add_jvp(primals, tangents, *, axis):
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, axis):
-    from funcdiff.interpreters.transpose import is_undefined
     return [ct if is_undefined(operand) else None, None,
             gather(ct, indices, axis=axis) if is_undefined(updates) else None]
 
@@ -134,6 +136,10 @@ scatter_add_p.jvp = _scatter_add_jvp
 scatter_add_p.linear = True
 scatter_add_p.transpose = _scatter_add_transpose
 fusion.SCATTER_ADD.fill(scatter_add_p)  # along-axis indexing, fused by the compiler
+ACCUMULATE.fill(scatter_add_p)
+scatter_add_p.rewrites = (
+    on_zeros("adding zeros -> the operand", (ANY, ANY, ZERO), lambda rw, eqn, x, i, z: x),
+)
 scatter_add = make_op(scatter_add_p, """Add ``updates`` into a copy of ``operand`` at ``indices`` along ``axis``.
 
 Repeated indices accumulate (numpy.add.at). Linear in ``(operand, updates)``;
@@ -196,7 +202,6 @@ def _may_repeat(indices) -> bool:
 def _scatter_transpose(ct, operand, indices, updates, *, axis):
     # Exact also for repeated indices: only the surviving update receives the
     # cotangent of its position (the mask is skipped for known-unique indices).
-    from funcdiff.interpreters.transpose import is_undefined
     ct_operand = ct_updates = None
     if is_undefined(operand):
         ct_operand = scatter(ct, indices, _zeros_like(updates), axis=axis)
@@ -216,6 +221,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, axis):
 scatter_p.jvp = _scatter_jvp
 scatter_p.linear = True
 scatter_p.transpose = _scatter_transpose
+scatter_p.rewrites = (on_zeros("zeros with zeros written -> zeros", (ZERO, ANY, ZERO), zeros),)
 scatter = make_op(scatter_p, """Write ``updates`` into a copy of ``operand`` at ``indices`` along ``axis``.
 
 For repeated indices the last write wins, as in numpy fancy assignment.
@@ -282,7 +288,6 @@ def _scatter_mul_jvp(primals, tangents, *, axis):
 def _scatter_mul_transpose(ct, operand, indices, updates, *, axis):
     # Only the operand can be linear (the jvp multiplies its tangent by the
     # updates): each position is scaled by the product of its updates.
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(updates):
         raise DifferentiationError("reverse mode met scatter_mul with linear updates, but it is "
                                    "linear in its operand only; this is a bug in a jvp rule, "

@@ -14,6 +14,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, Zero, get_aval
 from funcdiff.errors import DifferentiationError, ShapeError
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
 from funcdiff.primitives.cards import checked_impl
@@ -156,7 +157,6 @@ def _expm_frechet_jvp(primals, tangents):
 
 def _expm_frechet_transpose(ct, a, e):
     # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩ for real matrices.
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(a):
         raise DifferentiationError("expm_frechet is linear only in its direction e; it "
                                    "cannot be transposed with respect to the matrix a")

@@ -15,6 +15,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
 from funcdiff.errors import DifferentiationError
+from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives.cards import checked_impl
 from funcdiff.primitives.linalg_common import (_SINGULAR, _check_rhs, _cost, _leading_batch, _mask,
@@ -74,7 +75,6 @@ def _triangular_solve_jvp(primals, tangents, **params):
 
 
 def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, unit_diagonal):
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(a):
         raise DifferentiationError("triangular_solve is linear only in its right-hand side b; "
                                    "it cannot be transposed with respect to the matrix a")
@@ -134,7 +134,6 @@ def _solve_jvp(primals, tangents):
 
 
 def _solve_transpose(ct, a, b):
-    from funcdiff.interpreters.transpose import is_undefined
     if is_undefined(a):
         raise DifferentiationError("solve is linear only in its right-hand side b; it cannot "
                                    "be transposed with respect to the matrix a")

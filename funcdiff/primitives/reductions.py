@@ -22,7 +22,10 @@ import numpy as np
 from funcdiff.compiler.lowerings import lower_reduce
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, DTypeError, ShapeError
-from funcdiff.primitives import elementwise, structural
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rewriter import scalar_literal
+from funcdiff.passes.rules import defined_by, identity, rewrite
+from funcdiff.primitives import cumulative, elementwise, structural
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
 
@@ -90,6 +93,9 @@ def _expand(y, x_shape, axes):
                                        broadcast_dimensions=_kept(len(x_shape), axes))
 
 
+# every reduction's card: over no axes it returns its operand
+_OVER_NO_AXES = identity("a reduction over no axes", lambda eqn, x: tuple(eqn.params["axes"]) == ())
+
 # --- reduce_sum ----------------------------------------------------------------
 
 reduce_sum_p = Primitive("reduce_sum")
@@ -119,6 +125,41 @@ reduce_sum_p.lowering = lower_reduce(np.add, "iufc")
 deflinear(reduce_sum_p, _reduce_sum_transpose)
 reduce_sum = make_op(reduce_sum_p, "Sum of x over axes (a sorted tuple of axes).")
 structural.AXIS_SUM.fill(reduce_sum_p)
+passes.REDUCE_SUM.fill(reduce_sum_p)
+reduce_sum_p.traits |= {passes.ZERO_PRESERVING, passes.NEG_COMMUTING}
+
+
+def _sum_of_broadcast(rw, eqn, bcast):
+    """reduce_sum(broadcast_in_dim(x)) -> broadcast(reduce_sum(x) * count)."""
+    x = bcast.invars[0]
+    shape, dims = bcast.params["shape"], tuple(bcast.params["broadcast_dimensions"])
+    axes = set(eqn.params["axes"])
+    dtype = x.aval.dtype
+    if dtype.kind not in "iuf" or list(dims) != sorted(set(dims)) \
+            or any(shape[d] == 0 for d in axes):
+        return None  # (an empty sum is 0 even of inf; count * inf would not be)
+    count = 1
+    for d in axes:  # summed axes x does not vary along: each adds shape[d] copies
+        if d not in dims or x.aval.shape[dims.index(d)] != shape[d]:
+            count *= shape[d]
+    x_axes = tuple(k for k, d in enumerate(dims) if d in axes)
+    y = rw.add(reduce_sum_p, x, axes=x_axes) if x_axes else x
+    if count != 1:
+        y = rw.add(elementwise.mul_p, y, scalar_literal(count, dtype))
+    kept = [d for d in range(len(shape)) if d not in axes]
+    out_aval = eqn.outvars[0].aval
+    new_dims = tuple(kept.index(d) for k, d in enumerate(dims) if d not in axes)
+    if y.aval.shape != out_aval.shape or new_dims != tuple(range(len(new_dims))):
+        y = rw.add(structural.broadcast_in_dim_p, y, shape=out_aval.shape,
+                   broadcast_dimensions=new_dims)
+    return y
+
+
+reduce_sum_p.rewrites = (
+    _OVER_NO_AXES,
+    rewrite("reduce_sum(broadcast x) -> broadcast(reduce_sum(x) * count)",
+            (defined_by(structural.broadcast_in_dim_p),), _sum_of_broadcast),
+)
 
 # --- reduce_max, reduce_min ------------------------------------------------------
 
@@ -169,10 +210,14 @@ reduce_max_p = _extremum_card("reduce_max", np.maximum.reduce)
 reduce_max = make_op(reduce_max_p, "Maximum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
 reduce_max_p.lowering = lower_reduce(np.maximum, "iuf")
+reduce_max_p.traits |= {passes.ZERO_PRESERVING, passes.EXTREMUM_REDUCTION}
+reduce_max_p.rewrites = (_OVER_NO_AXES,)
 reduce_min_p = _extremum_card("reduce_min", np.minimum.reduce)
 reduce_min = make_op(reduce_min_p, "Minimum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
 reduce_min_p.lowering = lower_reduce(np.minimum, "iuf")
+reduce_min_p.traits |= {passes.ZERO_PRESERVING, passes.EXTREMUM_REDUCTION}
+reduce_min_p.rewrites = (_OVER_NO_AXES,)
 
 # --- reduce_prod -----------------------------------------------------------------
 
@@ -196,7 +241,6 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     # (exclusive cumprod from the left) * (exclusive cumprod from the right)
     # along the reduced axes flattened into one trailing axis: exact with
     # zeros, unlike prod(x) / x_i, and differentiable again via cumprod.
-    from funcdiff.primitives import cumulative
     (x,), (t,) = primals, tangents
     out = reduce_prod(x, axes=axes)
     if not axes:
@@ -222,6 +266,7 @@ reduce_prod_p.jvp = _reduce_prod_jvp
 reduce_prod_p.batch = _reduce_batch(reduce_prod_p)
 reduce_prod_p.cost = _reduction_cost
 reduce_prod = make_op(reduce_prod_p, "Product of x over axes (exact derivative at zeros).")
+reduce_prod_p.rewrites = (_OVER_NO_AXES,)
 
 # --- argmax, argmin --------------------------------------------------------------
 
@@ -291,5 +336,7 @@ def _boolean_card(name, numpy_fn):
 
 reduce_and_p = _boolean_card("reduce_and", np.all)
 reduce_and = make_op(reduce_and_p, "True where all of x over axes is True (True if empty).")
+reduce_and_p.rewrites = (_OVER_NO_AXES,)
 reduce_or_p = _boolean_card("reduce_or", np.any)
 reduce_or = make_op(reduce_or_p, "True where any of x over axes is True (False if empty).")
+reduce_or_p.rewrites = (_OVER_NO_AXES,)

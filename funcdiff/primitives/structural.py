@@ -26,9 +26,12 @@ import numpy as np
 from funcdiff.compiler import fusion
 from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower_reshape,
                                          lower_transpose)
-from funcdiff.core import Primitive, Role, ShapedArray, bind, get_aval
+from funcdiff.core import BROADCAST, Primitive, Role, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import ANY, defined_by, identity, on_zeros, rewrite, zeros
+from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, movement_cost, same_dtype
 
 AXIS_SUM = Role("axis sum", "the sum of x over axes (a sorted tuple): the transpose of "
@@ -147,6 +150,26 @@ broadcast_in_dim_p.cost = movement_cost
 broadcast_in_dim_p.traits |= {CONSTANT_VIEW}
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim = make_op(broadcast_in_dim_p, "Broadcast x to shape, mapping its axes to broadcast_dimensions.")
+BROADCAST.fill(broadcast_in_dim_p)
+broadcast_in_dim_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING,
+                              passes.NEG_COMMUTING, passes.KEEPDIMS_MOVE}
+
+
+def _broadcast_of_broadcast(rw, eqn, inner):
+    dims1 = tuple(inner.params["broadcast_dimensions"])
+    dims2 = tuple(eqn.params["broadcast_dimensions"])
+    if list(dims1) != sorted(set(dims1)) or list(dims2) != sorted(set(dims2)):
+        return None
+    return rw.add(broadcast_in_dim_p, inner.invars[0], shape=eqn.outvars[0].aval.shape,
+                  broadcast_dimensions=tuple(dims2[d] for d in dims1))
+
+
+broadcast_in_dim_p.rewrites = (
+    identity("a broadcast that adds no axis", lambda eqn, x: (
+        tuple(eqn.params["broadcast_dimensions"]) == tuple(range(x.aval.ndim)))),
+    rewrite("broadcast(broadcast x) -> one broadcast", (defined_by(broadcast_in_dim_p),),
+            _broadcast_of_broadcast),
+)
 
 # --- reshape --------------------------------------------------------------------
 
@@ -175,6 +198,23 @@ reshape_p.lowering = lower_reshape
 fusion.RESHAPE.fill(reshape_p)
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)])
 reshape = make_op(reshape_p, "Reshape x to new_sizes (row-major order).")
+passes.RESHAPE.fill(reshape_p)
+reshape_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
+                     passes.RESHAPING, passes.KEEPDIMS_MOVE}
+
+
+def _as_one_reshape(rw, eqn, x):
+    """``x`` reshaped to ``eqn``'s result: one canonical reshape, so equal ones meet in CSE."""
+    shape = eqn.outvars[0].aval.shape
+    return x if x.aval.shape == shape else rw.add(reshape_p, x, new_sizes=shape)
+
+
+_SAME_SHAPE = identity("a reshape, squeeze or expand_dims to the operand's own shape")
+_RESHAPE_OF_RESHAPE = rewrite(  # on the cards of every RESHAPING primitive
+    "reshape(squeeze x) and the like -> one reshape", (defined_by(passes.RESHAPING),),
+    lambda rw, eqn, inner: _as_one_reshape(rw, eqn, inner.invars[0]))
+_AS_RESHAPE = rewrite("squeeze x, expand_dims x -> reshape x", (ANY,), _as_one_reshape)
+reshape_p.rewrites = (_SAME_SHAPE, _RESHAPE_OF_RESHAPE)
 
 # --- transpose ------------------------------------------------------------------
 
@@ -206,6 +246,24 @@ transpose_p.cost = movement_cost
 transpose_p.lowering = lower_transpose
 deflinear(transpose_p, _transpose_transpose)
 transpose = make_op(transpose_p, "Permute the axes of x.")
+passes.TRANSPOSE.fill(transpose_p)
+transpose_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
+
+
+def _transpose_of_transpose(rw, eqn, inner):
+    first, second = inner.params["permutation"], eqn.params["permutation"]
+    combined = tuple(first[i] for i in second)
+    if combined == tuple(range(len(combined))):
+        return inner.invars[0]
+    return rw.add(transpose_p, inner.invars[0], permutation=combined)
+
+
+transpose_p.rewrites = (
+    identity("a transpose by the identity permutation", lambda eqn, x: (
+        tuple(eqn.params["permutation"]) == tuple(range(len(eqn.params["permutation"]))))),
+    rewrite("transpose(transpose x) -> one transpose, or x", (defined_by(transpose_p),),
+            _transpose_of_transpose),
+)
 
 # --- operations built from the primitives ---------------------------------------
 
@@ -279,6 +337,9 @@ squeeze_p.batch = _squeeze_batch
 squeeze_p.cost = lambda x, *, dimensions: {"flops": 0, "bytes": 0}  # a view
 squeeze_p.lowering = lower_reshape
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)])
+squeeze_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
+                     passes.RESHAPING}
+squeeze_p.rewrites = (_SAME_SHAPE, _RESHAPE_OF_RESHAPE, _AS_RESHAPE)
 
 
 def squeeze(x, *, dimensions):
@@ -347,6 +408,9 @@ expand_dims_p.batch = _expand_dims_batch
 expand_dims_p.cost = lambda x, *, dimensions: {"flops": 0, "bytes": 0}  # a view
 expand_dims_p.lowering = lower_reshape
 deflinear(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions=dimensions)])
+expand_dims_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
+                         passes.RESHAPING, passes.KEEPDIMS_MOVE}
+expand_dims_p.rewrites = (_SAME_SHAPE, _RESHAPE_OF_RESHAPE, _AS_RESHAPE)
 
 
 def expand_dims(x, *, dimensions):
@@ -403,6 +467,11 @@ rev_p.abstract_eval = _rev_abstract_eval
 rev_p.batch = _rev_batch
 rev_p.cost = movement_cost
 deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions=dimensions)])
+rev_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
+rev_p.rewrites = (
+    identity("a reverse of axes of size 0 or 1", lambda eqn, x: (
+        all(x.aval.shape[d] <= 1 for d in eqn.params["dimensions"]))),
+)
 
 
 def rev(x, *, dimensions):
@@ -468,6 +537,9 @@ concatenate_p.batch = _concatenate_batch
 concatenate_p.cost = movement_cost
 concatenate_p.lowering = lower_concatenate
 deflinear(concatenate_p, _concatenate_transpose)
+concatenate_p.rewrites = (
+    on_zeros("a concatenation of zeros -> zeros", (), zeros, each=ZERO),
+)
 
 
 def concatenate(*xs, dimension: int):
