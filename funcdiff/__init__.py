@@ -12,8 +12,9 @@ from funcdiff.primitives import (cumulative as _cumulative, dot as _dot,  # noqa
                                  structural as _structural)
 from funcdiff import tree_util
 from funcdiff.primitives.gradient_control import stop_gradient
-from funcdiff.api import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linear_transpose,
-                          linearize, make_jaxpr, value_and_grad, vjp, vmap)
+from funcdiff.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp,
+                          vmap)
+from funcdiff.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from funcdiff.compiler.jit import jit
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr

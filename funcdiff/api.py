@@ -4,7 +4,8 @@ value_and_grad, linear_transpose and vmap.
 Everything below this layer works on flat lists of arrays; this layer turns
 the user's pytrees into such lists and back (with the argument handling of
 ``funcdiff.arguments.flattening``), checks what arrived, and raises errors that say how
-to fix a call. It is the only layer that sees pytrees.
+to fix a call. It is the only layer that sees pytrees. Jacobians, Hessians and
+Hessian-vector products, built on these, are in ``funcdiff.jacobians``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
-from funcdiff.errors import (DifferentiationError, InvalidArgumentError,
+from funcdiff.errors import (BatchingError, DifferentiationError, InvalidArgumentError,
                              NonlinearTransposeError, ShapeError, TreeStructureError)
 from funcdiff.interpreters.batching import OutputAxisError, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
@@ -23,7 +24,7 @@ from funcdiff.interpreters import tape
 from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
-from funcdiff.ir import ClosedJaxpr, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from funcdiff.arguments.flattening import (_as_leaf, _describe, _differentiable_leaves, _flat_fun,
                                  _flatten_args, _materialize, _normalize_argnums, _partial_on,
@@ -288,7 +289,6 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
 def _drop_outputs(lin, n: int):
     """``lin`` restricted to its first ``n`` outputs (aux outputs dropped)."""
-    from funcdiff.ir import Jaxpr
     if type(lin) is tape.TapeFunction:
         return lin.restricted(n)
     staged_before = sum(not z for z in lin.out_is_zero[:n])
@@ -476,7 +476,6 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     >>> fd.vmap(lambda x, scale: x * scale)(np.ones(3), scale=np.arange(3.0))
     array([0., 1., 2.])
     """
-    from funcdiff.errors import BatchingError
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -500,8 +499,3 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
             raise BatchingError(f"vmap output{' ' + path if path else ''} {e.problem}") from None
         return tree_unflatten(store[0], outs)
     return vmapped
-
-
-# Jacobians, Hessians and Hessian-vector products live in funcdiff/jacobians.py;
-# they are part of this API layer and re-exported here.
-from funcdiff.jacobians import hessian, hvp, jacfwd, jacobian, jacrev  # noqa: E402,F401

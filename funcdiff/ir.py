@@ -13,6 +13,8 @@ primitive's abstract evaluation says.
 
 from __future__ import annotations
 
+import itertools
+import string
 from typing import Any, Sequence
 
 import numpy as np
@@ -236,8 +238,6 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
 
 
 def _var_names():
-    import itertools
-    import string
     letters = string.ascii_lowercase
     for n in itertools.count(1):
         for combo in itertools.product(letters, repeat=n):

@@ -27,6 +27,8 @@ from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
 from funcdiff.interpreters.transpose import add_cotangents
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls  # noqa: F401  run_impls: re-exported
+from funcdiff.passes.pipeline import program_cost
+from funcdiff.primitives import elementwise
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
@@ -218,7 +220,6 @@ def _add_tangents(a: list, b: list | None) -> list:
 
 
 def call_cost(*avals, call_jaxpr, fun, num_consts, **rules) -> dict:
-    from funcdiff.passes.pipeline import program_cost
     if call_jaxpr is None:
         try:
             call_jaxpr = trace_to_jaxpr(fun, list(avals[num_consts:]))
@@ -230,5 +231,4 @@ def call_cost(*avals, call_jaxpr, fun, num_consts, **rules) -> dict:
 
 
 def _convert(x: Any, dtype: np.dtype) -> Any:
-    from funcdiff.primitives import elementwise
     return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))

@@ -27,6 +27,7 @@ from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters.call import batched_program
+from funcdiff.primitives import elementwise
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
@@ -242,7 +243,6 @@ def _on_the_tape(cj: custom_jvp, trace, args: tuple, dyn_idx: tuple, nondiff: li
 
 
 def _tree_add(a: Any, b: Any) -> Any:
-    from funcdiff.primitives import elementwise
     la, ta = tree_flatten(a)
     lb, tb = tree_flatten(b)
     if ta != tb:

@@ -27,6 +27,8 @@ from funcdiff.interpreters.batching import move_batch_axis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from funcdiff.passes.pipeline import program_cost
+from funcdiff.primitives import reductions
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -91,7 +93,6 @@ class _LinRule:
         n_res = len(dims) - len(self.in_avals)
         res_dims, t_dims = dims[:n_res], dims[n_res:]
         base = self
-        from funcdiff.primitives import reductions
 
         def bwd(res, res_static, full_cts):
             cts = [c for c, f in zip(full_cts, base.float_out) if f]
@@ -162,7 +163,6 @@ def _custom_lin_batch(vals, dims, *, rule, num_res):
 
 
 def _custom_lin_cost(*avals, rule, num_res):
-    from funcdiff.passes.pipeline import program_cost
     try:
         closed = trace_to_jaxpr(lambda *a: [c for c in rule.cotangents(a[:num_res], a[num_res:])
                                             if c is not None],

@@ -29,6 +29,7 @@ from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.call import batched_program
+from funcdiff.primitives import reductions
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
@@ -88,7 +89,6 @@ def _batched_fwd(fwd: HeldFunction, arg_dims: list, size: int) -> Callable:
 def _batched_bwd(bwd: HeldFunction, arg_dims: list, size: int) -> Callable:
     """``bwd`` over batched residuals and cotangents (all at axis 0); the cotangent of
     an unbatched argument is summed over the batch."""
-    from funcdiff.primitives import reductions
 
     def run(res, res_static, cts):
         n_res = len(res)

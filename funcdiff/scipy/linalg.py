@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.core import get_aval
+from funcdiff.numpy import _util
 from funcdiff.numpy import linalg as fla
 from funcdiff.numpy.linalg import LinAlgArgumentError, LinAlgError, solve_operands, unvector
 from funcdiff.primitives import elementwise as ew
@@ -231,7 +232,6 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     """
     A = fla._matrix(_NAME + "expm_frechet", A)
     E = fla._matrix(_NAME + "expm_frechet", E)
-    from funcdiff.numpy import _util
     A, E = _util.promote("expm_frechet", A, E)
     if get_aval(A).shape != get_aval(E).shape:
         raise pl.SquareMatrixError(f"{_NAME}expm_frechet needs A and E of one shape, got "
