@@ -278,6 +278,7 @@ class Trace:
 
     __slots__ = ("main",)
     raw_args = False  # True: bind passes arguments as they are, without full_raise
+    stages = False  # True: records operations on abstract values instead of running them
 
     def __init__(self, main: MainTrace):
         self.main = main
@@ -373,6 +374,14 @@ def find_top_trace(args: Sequence[Any]) -> Trace:
             if main.level > top.level:
                 top = main
     return top.trace
+
+
+def staging_active() -> bool:
+    """Whether operations are being staged rather than run: the innermost dynamic
+    transform (jit, make_jaxpr) is one whose trace ``stages``. A rule that must
+    choose between running now and staging a program (a while loop's reverse
+    mode) asks here, and never names an interpreter."""
+    return _dynamic[-1].trace.stages
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:

@@ -68,6 +68,7 @@ class JaxprTrace(Trace):
     """Records primitives as equations of a jaxpr under construction."""
 
     __slots__ = ()
+    stages = True
 
     @property
     def builder(self) -> JaxprBuilder:

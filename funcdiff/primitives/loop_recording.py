@@ -7,8 +7,10 @@ iteration's residuals; its tangent is then a ``scan`` of the linear step over
 those records, which reverse mode transposes like any scan. Under vmap a
 predicate that differs across the batch is reduced with ``any_in_batch`` and
 the step becomes ``select(pred, body(carry), carry)``, so finished members are
-frozen. When the predicate has no concrete value (under jit) recording gives
-up with ``Restart("abstract")`` and ``while_loop`` uses ``while_tangent``.
+frozen (a loop whose predicate turns out to differ across the batch starts
+over guarded). When the predicate has no concrete value (the primal side is
+staged, as under jit) the loop cannot run now: ``record_loop`` returns None
+and ``while_loop`` uses ``while_tangent``.
 """
 
 from __future__ import annotations
@@ -24,15 +26,17 @@ from funcdiff.primitives import elementwise, reductions, structural
 from funcdiff.primitives.scan import scan_p
 
 
-class Restart(Exception):
-    """Recording must start over: ``guarded`` when the predicate differs across a
-    vmap batch, ``abstract`` when it has no concrete value (under jit)."""
-
-
-def record_loop(cconsts, bconsts, carry, bconsts_t, carry_t, guarded, *, cond_jaxpr,
+def record_loop(cconsts, bconsts, carry, bconsts_t, carry_t, guarded=False, *, cond_jaxpr,
                 body_jaxpr, cond_nconsts, body_nconsts):
     """Run the loop now, one forward step per iteration, and return its carry and the
-    tangent of the carry: a scan of the linear step over the recorded residuals."""
+    tangent of the carry: a scan of the linear step over the recorded residuals.
+
+    Returns None when the predicate has no concrete value, not even reduced over
+    a vmap batch: the values are staged, and the loop cannot run now.
+    """
+    params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+                  body_nconsts=body_nconsts)
+    carry_in = carry
     if guarded:  # step = select(pred, body(carry), carry), consts = cconsts + bconsts
         step = _guarded_body(cond_jaxpr, body_jaxpr, cond_nconsts)
         consts = list(cconsts) + list(bconsts)
@@ -52,9 +56,10 @@ def record_loop(cconsts, bconsts, carry, bconsts_t, carry_t, guarded, *, cond_ja
         if go is None:
             go = concrete_or_none(any_in_batch(pred))
             if go is None:
-                raise Restart("abstract")
-            if not guarded:
-                raise Restart("guarded")
+                return None
+            if not guarded:  # members finish at different times: start over, guarded
+                return record_loop(cconsts, bconsts, carry_in, bconsts_t, carry_t, True,
+                                   **params)
         if not go:
             break
         outs = bind(call_p, *consts, *carry, jaxpr=fwd, name="while_body_fwd")

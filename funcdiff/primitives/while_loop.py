@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcdiff.core import (Primitive, ShapedArray, Zero, bind, find_top_trace, get_aval,
+from funcdiff.core import (Primitive, ShapedArray, Zero, bind, get_aval, staging_active,
                            tangent_aval)
 from funcdiff.errors import ControlFlowTypeError, DifferentiationError
 from funcdiff.compiler.evaluator import COMPILE_AFTER, compiled, runner
@@ -27,11 +27,11 @@ from funcdiff.interpreters.programs import (batch_jaxpr, batch_size, cached, fix
                                             to_front, transpose_jaxpr, type_list,
                                             with_unused_inputs)
 from funcdiff.interpreters import tape_control
-from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
+from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise, reductions
 from funcdiff.primitives.cond import expand_to
-from funcdiff.primitives.loop_recording import Restart, record_loop
+from funcdiff.primitives.loop_recording import record_loop
 
 
 while_p = Primitive("while", multiple_results=True)
@@ -107,18 +107,13 @@ def _while_jvp_programs(cond_jaxpr, body_jaxpr, b_nz, carry_nz):
 def _while_split(cconsts, bconsts, carry, bconsts_t, carry_t, **params):
     """Reverse mode of a loop. On concrete values: run it now, recording each
     iteration's residuals, and differentiate it as a scan of that many steps.
-    On abstract values: a ``while_tangent`` loop, whose transpose recomputes."""
-    # under jit or make_jaxpr every primal operation is staged: nothing is concrete
-    mode = "abstract" if isinstance(find_top_trace(()), JaxprTrace) else "plain"
-    while True:
-        try:
-            if mode == "abstract":
-                return _while_tangent_loop(cconsts, bconsts, carry, bconsts_t, carry_t,
-                                           **params)
-            return record_loop(cconsts, bconsts, carry, bconsts_t, carry_t,
-                               mode == "guarded", **params)
-        except Restart as restart:
-            mode = str(restart)
+    On abstract values (the primal side staged, as under jit or make_jaxpr, or a
+    predicate with no value): a ``while_tangent`` loop, whose transpose recomputes."""
+    if not staging_active():
+        recorded = record_loop(cconsts, bconsts, carry, bconsts_t, carry_t, **params)
+        if recorded is not None:
+            return recorded
+    return _while_tangent_loop(cconsts, bconsts, carry, bconsts_t, carry_t, **params)
 
 
 def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
