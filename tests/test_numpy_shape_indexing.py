@@ -20,7 +20,7 @@ from funcdiff.errors import (AxisError, ConcretizationError, FunctionalDiffError
                              UnsupportedNumpyError)
 from funcdiff.numpy import _getitem
 from funcdiff.numpy import _indexing as ix
-from funcdiff.numpy import _shape as S
+import funcdiff.numpy as S  # the shape family (_shape, _broadcasting, _joining, ...)
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import reductions
 from funcdiff.primitives.indexing import IndexOutOfBoundsError

@@ -77,8 +77,8 @@ _NUMPY_OBJECTS = [
 ]
 
 # The namespace: each module lists its public names in __all__.
-from funcdiff.numpy import (_array_api, _assembly, _calculus, _counting, _einsum,  # noqa: E402
-                            _functional, _histograms, _index_arithmetic, _indexing, _joining,
+from funcdiff.numpy import (_array_api, _assembly, _broadcasting, _calculus,  # noqa: E402
+                            _counting, _einsum, _functional, _histograms, _index_arithmetic, _indexing, _joining,
                             _linalg_basic, _nonzero, _padding, _polynomial, _polynomial_fit,
                             _polynomial_roots, _selection, _sets, _shape, _sorting, _statistics,
                             _take_put, _tiling, _unique_api, _windows)
@@ -86,6 +86,7 @@ from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
 from funcdiff.numpy._shape import *  # noqa: F401,F403,E402
+from funcdiff.numpy._broadcasting import *  # noqa: F401,F403,E402
 from funcdiff.numpy._joining import *  # noqa: F401,F403,E402
 from funcdiff.numpy._tiling import *  # noqa: F401,F403,E402
 from funcdiff.numpy._padding import *  # noqa: F401,F403,E402
@@ -117,7 +118,7 @@ from funcdiff.numpy import _interop  # noqa: E402
 _interop.install_tracer_methods()
 
 _MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _integers, _creation, _spacing,
-            _diagonals, _reductions, _quantiles, _nan_reductions, _shape, _joining, _tiling,
+            _diagonals, _reductions, _quantiles, _nan_reductions, _shape, _broadcasting, _joining, _tiling,
             _padding, _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero,
             _selection, _assembly, _index_arithmetic, _polynomial, _polynomial_fit,
             _polynomial_roots, _counting, _histograms, _sets, _unique_api, _calculus,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
-from funcdiff.numpy.linalg import SquareMatrixError
+from funcdiff.numpy._linalg_core import SquareMatrixError
 from funcdiff.primitives.linalg_common import _mT
 
 

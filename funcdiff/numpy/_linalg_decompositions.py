@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from funcdiff.core import get_aval
 from funcdiff.errors import UnsupportedNumpyError
-from funcdiff.numpy.linalg import (EighResult, LinAlgArgumentError, QRResult, SVDResult,
-                                   _matrix)
+from funcdiff.numpy._linalg_core import (EighResult, LinAlgArgumentError, QRResult,
+                                         SVDResult, _matrix)
 from funcdiff.primitives import linalg as pl
 from funcdiff.primitives.linalg_common import _mT
 

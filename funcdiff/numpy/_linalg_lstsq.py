@@ -16,8 +16,8 @@ import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
-from funcdiff.numpy.linalg import (LinAlgArgumentError, SquareMatrixError, _NoValue, _float,
-                                   _matrix, _static_float)
+from funcdiff.numpy._linalg_core import (LinAlgArgumentError, SquareMatrixError, _NoValue,
+                                         _float, _matrix, _static_float)
 from funcdiff.primitives import linalg as pl
 
 

@@ -19,7 +19,8 @@ from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
 from funcdiff.numpy._reductions import _safe_root
-from funcdiff.numpy.linalg import LinAlgArgumentError, _float, _matrix, _static_float, inv
+from funcdiff.numpy._linalg_core import (LinAlgArgumentError, _float, _matrix, _static_float,
+                                         inv)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import complex_ops, reductions, structural
 

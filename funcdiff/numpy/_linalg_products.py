@@ -17,7 +17,8 @@ import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.numpy import _util
-from funcdiff.numpy.linalg import LinAlgArgumentError, SquareMatrixError, _float, inv, solve
+from funcdiff.numpy._linalg_core import (LinAlgArgumentError, SquareMatrixError, _float, inv,
+                                         solve)
 from funcdiff.primitives import structural
 
 

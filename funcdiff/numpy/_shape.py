@@ -9,7 +9,7 @@ dtypes are numpy 2's. This module holds reshaping and axis functions,
 ``stack_nested`` (nested lists holding tracers, for ``array``) and the helpers
 the family shares, such as ``_take_static``, which turns a static index
 pattern into a few slices, reversals and one concatenate rather than a gather.
-The rest of the family builds on them and is re-exported here:
+The rest of the family builds on them, each module listing its own names:
 ``_broadcasting`` (broadcast_to, broadcast_arrays, broadcast_shapes,
 atleast_1d/2d/3d), ``_joining`` (concatenate, stack, split), ``_tiling`` (tile, repeat, flip, roll, rot90),
 ``_padding`` (pad) and ``_take_put`` (take, take_along_axis, put_along_axis,
@@ -408,26 +408,7 @@ def stack_nested(obj: Any, dtype: Any = None) -> Any:
     return out if len(shape) == 1 else structural.reshape(out, new_sizes=shape)
 
 
-# Broadcasting, joining, tiling, padding and taking moved to their own modules;
-# imported last because they use the helpers and functions above.
-from funcdiff.numpy._broadcasting import (  # noqa: E402,F401  re-exported: moved there
-    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to)
-from funcdiff.numpy._joining import (  # noqa: E402,F401  re-exported: moved to _joining
-    array_split, block, column_stack, concatenate, dsplit, dstack, hsplit, hstack, split,
-    stack, vsplit, vstack)
-from funcdiff.numpy._padding import pad  # noqa: E402,F401  re-exported: moved to _padding
-from funcdiff.numpy._take_put import (  # noqa: E402,F401  re-exported: moved to _take_put
-    put_along_axis, take, take_along_axis, tril_indices, tril_indices_from, triu_indices,
-    triu_indices_from)
-from funcdiff.numpy._tiling import (  # noqa: E402,F401  re-exported: moved to _tiling
-    flip, fliplr, flipud, repeat, roll, rot90, tile)
-
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "moveaxis", "swapaxes", "rollaxis", "squeeze",
-    "expand_dims", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
-    "atleast_3d", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
-    "split", "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr",
-    "flipud", "roll", "rot90", "pad", "take", "take_along_axis", "put_along_axis",
-    "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from", "stack_nested",
-    "broadcast_shapes", "block",
+    "expand_dims", "stack_nested",
 ]

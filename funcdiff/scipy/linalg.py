@@ -29,10 +29,11 @@ import numpy as np
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy import linalg as fla
-from funcdiff.numpy.linalg import LinAlgArgumentError, LinAlgError, solve_operands, unvector
+from funcdiff.numpy._linalg_core import LinAlgArgumentError, _matrix, solve_operands, unvector
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, sorting, structural
 from funcdiff.primitives import linalg as pl
+from funcdiff.primitives.linalg import LinAlgError
 from funcdiff.primitives.linalg_common import _cols, _mask, _mT, _rows
 
 _NAME = "funcdiff.scipy.linalg."
@@ -99,7 +100,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     array([[2., 1.],
            [2., 2.]])
     """
-    a = fla._matrix(_NAME + "cho_factor", a)
+    a = _matrix(_NAME + "cho_factor", a)
     l = pl.cholesky(a)
     n = get_aval(a).shape[-1]
     factor = l if lower else _mT(l)
@@ -138,7 +139,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     >>> piv
     array([1, 1], dtype=int32)
     """
-    a = fla._matrix(_NAME + "lu_factor", a, square=False)
+    a = _matrix(_NAME + "lu_factor", a, square=False)
     lu, pivots, _ = pl.lu_p.bind(a)
     return lu, pivots
 
@@ -178,7 +179,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     >>> np.allclose(p @ l @ u, [[1., 2.], [3., 4.]])
     True
     """
-    a = fla._matrix(_NAME + "lu", a, square=False)
+    a = _matrix(_NAME + "lu", a, square=False)
     packed, _, perm = pl.lu_p.bind(a)
     m, n = get_aval(a).shape[-2:]
     k = min(m, n)
@@ -213,7 +214,7 @@ def expm(A):
     array([[1., 1.],
            [0., 1.]])
     """
-    return pl.expm_p.bind(fla._matrix(_NAME + "expm", A))
+    return pl.expm_p.bind(_matrix(_NAME + "expm", A))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
@@ -230,8 +231,8 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     array([[1., 0.],
            [0., 1.]])
     """
-    A = fla._matrix(_NAME + "expm_frechet", A)
-    E = fla._matrix(_NAME + "expm_frechet", E)
+    A = _matrix(_NAME + "expm_frechet", A)
+    E = _matrix(_NAME + "expm_frechet", E)
     A, E = _util.promote("expm_frechet", A, E)
     if get_aval(A).shape != get_aval(E).shape:
         raise pl.SquareMatrixError(f"{_NAME}expm_frechet needs A and E of one shape, got "
