@@ -1,4 +1,4 @@
-"""Algebraic simplification: rewrite rules that know what particular primitives compute.
+"""Algebraic simplification: the rewrite rules the cards declare, and the ones keyed by trait.
 
 Differentiation leaves algebraic redundancy behind: multiplications by one,
 additions of zeros, negations of negations, reshapes to the same shape,
@@ -8,74 +8,46 @@ program's meaning (values and, since rewrites only use primitives,
 derivatives too), never mutates its input and returns its input unchanged
 when it finds nothing to do:
 
-- ``forward_identities``: drop reshape/transpose/convert/broadcast/... that do nothing.
-- ``simplify_algebra``: x*1, x+0, x-0, 0-x, neg(neg x), a+neg(b), transpose of
-  transpose, reshape of reshape, broadcast of broadcast, reduce_sum of a
-  broadcast (a multiply by the element count and a smaller broadcast), and
-  broadcasts whose only users broadcast implicitly anyway (numpy rules).
+- ``forward_identities``: drop equations that return their operand unchanged
+  (a reshape to the same shape, a transpose by the identity, ...): the
+  ``rules.identity`` rules on each primitive's card say when.
+- ``simplify_algebra``: the ``rules.rewrite`` rules on each primitive's card
+  (x*1 on mul's, x+0 and a+neg(b) on add's, transpose of transpose on
+  transpose's, ...), then the rules keyed by trait: f(neg a) -> neg f(a) for
+  ``NEG_COMMUTING`` primitives, and broadcasts whose only users broadcast
+  implicitly anyway (``BROADCASTING``) become reshapes.
 
 Both rebuild the program with ``rewriter.Rewriter``. IEEE semantics are kept
 except for the sign of zero (``x + 0`` becomes ``x``, so -0.0 + 0.0 gives
 -0.0). Work on values known to be zero is ``zero_propagation.py``'s; the
-pipeline that runs every pass to a fixed point is ``optimize`` in ``passes.py``.
+pipeline that runs every pass to a fixed point is ``pipeline.optimize``.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from funcdiff.errors import FunctionalDiffError
-from funcdiff.passes.rewriter import Rewriter, scalar_literal
-from funcdiff.ir import ClosedJaxpr, Eqn, Literal, Var
-
-# primitives whose result is a pure reshaping of their single operand
-_RESHAPES = ("reshape", "squeeze", "expand_dims")
-# numpy-broadcasting elementwise primitives with two (select: three) operands
-_BROADCASTING = frozenset(("add", "sub", "mul", "safe_mul", "div", "rem", "pow", "max", "min",
-                           "atan2", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor",
-                           "select"))
-# primitives with f(..., -a, ...) = -f(..., a, ...) exactly, for the operand rules below
-_NEG_COMMUTING = frozenset(("reduce_sum", "reshape", "squeeze", "expand_dims", "transpose",
-                            "broadcast_in_dim", "rev", "slice", "mul", "safe_mul", "div",
-                            "dot_general", "cumsum"))
+from funcdiff.core import BROADCAST
+from funcdiff.ir import ClosedJaxpr, Eqn, Var
+from funcdiff.passes.rewriter import Rewriter
+from funcdiff.passes.rules import ALGEBRA, IDENTITIES, run
+from funcdiff.passes.traits import BROADCASTING, NEG, NEG_COMMUTING, RESHAPE
 
 
 # ---------------------------------------------------------------------------
 # forward_identities
 
 
-def _is_identity(eqn: Eqn, x) -> bool:
-    """Whether ``eqn`` (one operand ``x``, one result) returns ``x`` unchanged."""
-    if len(eqn.outvars) != 1 or x.aval != eqn.outvars[0].aval:
-        return False
-    name, p = eqn.primitive.name, eqn.params
-    if name in ("reshape", "squeeze", "expand_dims", "convert_element_type"):
-        return True  # same shape and dtype: nothing moves
-    if name == "broadcast_in_dim":
-        return tuple(p["broadcast_dimensions"]) == tuple(range(x.aval.ndim))
-    if name == "transpose":
-        return tuple(p["permutation"]) == tuple(range(len(p["permutation"])))
-    if name == "rev":
-        return all(x.aval.shape[d] <= 1 for d in p["dimensions"])
-    if name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
-                "reduce_or"):
-        return tuple(p["axes"]) == ()
-    if name == "slice":
-        return (all(s == 0 for s in p["start_indices"])
-                and all(s in (None, 1) for s in (p["strides"] or ())))
-    return False
-
-
 def forward_identities(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop reshapes, squeezes, transposes, converts, broadcasts, reverses, slices
-    and empty reductions that return their operand unchanged."""
+    """Drop equations of one operand that return it unchanged (their cards'
+    ``identity`` rules: reshapes, squeezes, transposes, converts, broadcasts,
+    reverses, slices and reductions that move nothing)."""
     rw = Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
-        if len(eqn.invars) == 1:
-            x = rw.read(eqn.invars[0])
-            if _is_identity(eqn, x):
-                rw.replace(eqn.outvars[0], x)
-                continue
+        if len(eqn.invars) == 1 and len(eqn.outvars) == 1:
+            rules = IDENTITIES.rules_of(eqn.primitive)
+            if rules:
+                x = rw.read(eqn.invars[0])  # (every identity rule needs x's type for the result)
+                if x.aval == eqn.outvars[0].aval and run(rules, rw, eqn, [x]):
+                    continue
         rw.emit(eqn)
     return rw.finish()
 
@@ -97,147 +69,61 @@ def _expanded_shape(x_shape, shape, dims):
     return tuple(full)
 
 
-def _reduce_sum_of_broadcast(rw: Rewriter, eqn: Eqn, bcast: Eqn) -> bool:
-    """reduce_sum(broadcast_in_dim(x)) -> broadcast(reduce_sum(x) * count)."""
-    x = bcast.invars[0]
-    shape, dims = bcast.params["shape"], tuple(bcast.params["broadcast_dimensions"])
-    axes = set(eqn.params["axes"])
-    dtype = x.aval.dtype
-    if dtype.kind not in "iuf" or list(dims) != sorted(set(dims)) \
-            or any(shape[d] == 0 for d in axes):
-        return False  # (an empty sum is 0 even of inf; count * inf would not be)
-    count = 1
-    for d in axes:  # summed axes x does not vary along: each adds shape[d] copies
-        if d not in dims or x.aval.shape[dims.index(d)] != shape[d]:
-            count *= shape[d]
-    x_axes = tuple(k for k, d in enumerate(dims) if d in axes)
-    y = rw.add("reduce_sum", x, axes=x_axes) if x_axes else x
-    if count != 1:
-        y = rw.add("mul", y, scalar_literal(count, dtype))
-    kept = [d for d in range(len(shape)) if d not in axes]
-    out_aval = eqn.outvars[0].aval
-    new_dims = tuple(kept.index(d) for k, d in enumerate(dims) if d not in axes)
-    if y.aval.shape != out_aval.shape or new_dims != tuple(range(len(new_dims))):
-        y = rw.add("broadcast_in_dim", y, shape=out_aval.shape, broadcast_dimensions=new_dims)
-    rw.replace(eqn.outvars[0], y)
+def _broadcast_shape(shapes) -> tuple | None:
+    """numpy broadcasting of ``shapes``, or None if they do not broadcast."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            d = s[i - ndim + len(s)] if i >= ndim - len(s) else 1
+            if d != 1:
+                if size != 1 and d != size:
+                    return None
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
+def _move_negation_out(rw: Rewriter, eqn: Eqn, ins: list) -> bool:
+    """f(neg a) -> neg f(a), f(neg a, neg b) -> f(a, b) for a ``NEG_COMMUTING`` f
+    (exact in IEEE arithmetic), when each neg has no other use: the negation
+    travels to the add, sub or neg that absorbs it."""
+    out = eqn.outvars[0]
+    if out.aval.dtype.kind not in "fc":
+        return False
+    neg = NEG.primitive
+    new_ins = list(ins)
+    negated = 0
+    for k, a in enumerate(ins):
+        p = rw.producer.get(a) if type(a) is Var else None
+        if p is not None and p.primitive is neg and rw.uses(a) == 1:
+            new_ins[k] = p.invars[0]
+            negated += 1
+    if not negated:
+        return False
+    new = rw.add(eqn.primitive, *new_ins, **eqn.params)
+    rw.replace(out, rw.add(neg, new) if negated % 2 else new)
     return True
 
 
 def _simplify_one(rw: Rewriter, eqn: Eqn) -> bool:
-    """Rewrite ``eqn`` if a rule applies; True when it was handled."""
-    name = eqn.primitive.name
-    if len(eqn.outvars) != 1:
-        return False
-    out = eqn.outvars[0]
-    ins = [rw.read(a) for a in eqn.invars]
-    producers = [rw.producer.get(a) if type(a) is Var else None for a in ins]
-    pnames = [p.primitive.name if p is not None else None for p in producers]
+    """Rewrite ``eqn`` by its card's rules and its traits; True when one applied.
 
-    if name in ("mul", "safe_mul", "div") and len(ins) == 2:
-        x, y = ins
-        if rw.is_fill(y, 1) and x.aval == out.aval:
-            rw.replace(out, x)
-            return True
-        if name != "div" and rw.is_fill(x, 1) and y.aval == out.aval:
-            rw.replace(out, y)
-            return True
-        if out.aval.dtype.kind in "if":
-            if rw.is_fill(y, -1) and x.aval == out.aval:
-                rw.replace(out, rw.add("neg", x))
-                return True
-            if name != "div" and rw.is_fill(x, -1) and y.aval == out.aval:
-                rw.replace(out, rw.add("neg", y))
-                return True
-    if name in ("add", "sub") and len(ins) == 2:
-        x, y = ins
-        if rw.is_fill(y, 0) and x.aval == out.aval:
-            rw.replace(out, x)
-            return True
-        if rw.is_fill(x, 0) and y.aval == out.aval:
-            rw.replace(out, y if name == "add" else rw.add("neg", y))
-            return True
-        # a + neg(b) -> a - b;  neg(a) + b -> b - a;  a - neg(b) -> a + b
-        if pnames[1] == "neg":
-            rw.replace(out, rw.add("sub" if name == "add" else "add", x, producers[1].invars[0]))
-            return True
-        if name == "add" and pnames[0] == "neg":
-            rw.replace(out, rw.add("sub", y, producers[0].invars[0]))
-            return True
-    if name == "neg" and pnames[0] == "neg":
-        rw.replace(out, producers[0].invars[0])
-        return True
-    if name == "neg" and pnames[0] in ("mul", "div") and rw.uses(ins[0]) == 1:
-        # neg(x * c) -> x * -c and neg(x / c) -> x / -c for a literal c: exact
-        x, c = producers[0].invars
-        if type(c) is Literal and c.aval.dtype.kind in "fc":
-            rw.replace(out, rw.add(pnames[0], x, scalar_literal(-np.asarray(c.val), c.aval.dtype)))
-            return True
-    if name in _NEG_COMMUTING and out.aval.dtype.kind in "fc":
-        # f(neg a) -> neg f(a) for f linear in that operand (exact in IEEE arithmetic):
-        # the neg moves towards an add, sub or neg that absorbs it
-        negated = [k for k, p in enumerate(pnames) if p == "neg" and rw.uses(ins[k]) == 1
-                   and (name != "div" or k == 0)]
-        if name in ("mul", "safe_mul", "dot_general") and len(negated) == 2:
-            rw.replace(out, rw.add(name, producers[0].invars[0], producers[1].invars[0],
-                                   **eqn.params))
-            return True
-        if negated and (len(ins) == 1 or name in ("mul", "safe_mul", "div", "dot_general")):
-            k = negated[0]
-            new_ins = list(ins)
-            new_ins[k] = producers[k].invars[0]
-            rw.replace(out, rw.add("neg", rw.add(name, *new_ins, **eqn.params)))
-            return True
-    if name == "transpose" and pnames[0] == "transpose":
-        perm1, perm2 = producers[0].params["permutation"], eqn.params["permutation"]
-        combined = tuple(perm1[i] for i in perm2)
-        inner = producers[0].invars[0]
-        if combined == tuple(range(len(combined))):
-            rw.replace(out, inner)
-        else:
-            rw.replace(out, rw.add("transpose", inner, permutation=combined))
-        return True
-    if name in _RESHAPES and (pnames[0] in _RESHAPES or name != "reshape"):
-        # one canonical reshape, so that equal reshapes meet in CSE
-        inner = producers[0].invars[0] if pnames[0] in _RESHAPES else ins[0]
-        if inner.aval.shape == out.aval.shape:
-            rw.replace(out, inner)
-        else:
-            rw.replace(out, rw.add("reshape", inner, new_sizes=out.aval.shape))
-        return True
-    if name == "broadcast_in_dim" and pnames[0] == "broadcast_in_dim":
-        inner_eqn = producers[0]
-        dims1 = tuple(inner_eqn.params["broadcast_dimensions"])
-        dims2 = tuple(eqn.params["broadcast_dimensions"])
-        if list(dims1) != sorted(set(dims1)) or list(dims2) != sorted(set(dims2)):
-            return False
-        rw.replace(out, rw.add("broadcast_in_dim", inner_eqn.invars[0], shape=out.aval.shape,
-                               broadcast_dimensions=tuple(dims2[d] for d in dims1)))
-        return True
-    if name == "reduce_sum" and pnames[0] == "broadcast_in_dim":
-        return _reduce_sum_of_broadcast(rw, eqn, producers[0])
-    if name == "dot_general":
-        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-        if not lb and len(lc) == 1:
-            x, y = ins
-            if rw.is_eye(y):  # x . I: x's contracted axis becomes the last one
-                perm = tuple(i for i in range(x.aval.ndim) if i != lc[0]) + (lc[0],)
-            elif rw.is_eye(x):  # I . y: y's contracted axis becomes the first one
-                perm = (rc[0],) + tuple(i for i in range(y.aval.ndim) if i != rc[0])
-                x = y
-            else:
-                return False
-            new = x if perm == tuple(range(len(perm))) else \
-                rw.add("transpose", x, permutation=perm)
-            rw.replace(out, new)
-            return True
-    if name == "convert_element_type" and pnames[0] == "convert_element_type":
-        inner = producers[0].invars[0]
-        mid = ins[0].aval.dtype
-        if (inner.aval.dtype == out.aval.dtype and inner.aval.dtype.kind == mid.kind == "f"
-                and mid.itemsize >= inner.aval.dtype.itemsize):
-            rw.replace(out, inner)  # a round trip through a wider float is exact
-            return True
-    return False
+    A negation moves out of a one-operand primitive before the card's rules run
+    (they tidy moves and sums, which a neg in between would hide from them), and
+    out of a product after them (its identities, x * 1, drop the product whole).
+    """
+    prim = eqn.primitive
+    rules = ALGEBRA.rules_of(prim)
+    neg_commuting = NEG_COMMUTING in prim.traits
+    if len(eqn.outvars) != 1 or not (rules or neg_commuting):
+        return False
+    ins = [rw.read(a) for a in eqn.invars]
+    if neg_commuting and len(ins) == 1:
+        return _move_negation_out(rw, eqn, ins) or run(rules, rw, eqn, ins)
+    return (run(rules, rw, eqn, ins)
+            or (neg_commuting and _move_negation_out(rw, eqn, ins)))
 
 
 def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -250,25 +136,23 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
             if type(a) is Var:
                 uses.setdefault(a, []).append(eqn)
     outputs = {a for a in j.outvars if type(a) is Var}
-    from funcdiff.primitives.cards import broadcast_shapes
+    broadcast = BROADCAST.primitive
     replace: dict[Var, tuple] = {}
     for eqn in j.eqns:
-        if eqn.primitive.name != "broadcast_in_dim":
+        if eqn.primitive is not broadcast:
             continue
         v, x = eqn.outvars[0], eqn.invars[0]
         users = uses.get(v, [])
-        if v in outputs or not users or any(u.primitive.name not in _BROADCASTING for u in users):
+        if v in outputs or not users or any(BROADCASTING not in u.primitive.traits
+                                            for u in users):
             continue
         small = _expanded_shape(x.aval.shape, eqn.params["shape"],
                                 eqn.params["broadcast_dimensions"])
         if small is None:
             continue
-        try:
-            ok = all(broadcast_shapes("check", *[small if a is v else replace.get(a, a.aval.shape)
-                                                 for a in u.invars]) == u.outvars[0].aval.shape
-                     for u in users)  # (with the operands already replaced, too)
-        except FunctionalDiffError:
-            ok = False
+        ok = all(_broadcast_shape([small if a is v else replace.get(a, a.aval.shape)
+                                   for a in u.invars]) == u.outvars[0].aval.shape
+                 for u in users)  # (with the operands already replaced, too)
         if ok:
             replace[v] = small
     if not replace:
@@ -279,7 +163,7 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
         if v in replace:
             x = rw.read(eqn.invars[0])
             small = replace[v]
-            new = x if x.aval.shape == small else rw.add("reshape", x, new_sizes=small)
+            new = x if x.aval.shape == small else rw.add(RESHAPE.primitive, x, new_sizes=small)
             rw.env[v] = new  # avals differ on purpose: every user broadcasts
             rw.changed = True
             continue
@@ -289,6 +173,8 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 def simplify_algebra(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Remove the algebraic redundancy differentiation leaves behind.
+
+    The rules are declared on the cards (``prim.rewrites``) or keyed by trait:
 
     - identities: x*1, 1*x, x/1, x+0, 0+x, x-0 -> x; x*-1, 0-x -> neg x;
     - negations: neg(neg x) -> x; a+neg(b) -> a-b; a-neg(b) -> a+b;

@@ -1,8 +1,9 @@
 """The generic optimisation passes: inlining, constant folding, CSE and dead-code elimination.
 
-These passes treat every primitive alike (at most they run its impl, or know
-that it is commutative), unlike the rewrite rules of ``algebra.py`` and
-``zero_propagation.py``:
+These passes treat every primitive alike (at most they run its impl, or read
+the trait ``COMMUTATIVE``), unlike the rewrite rules of ``algebra.py`` and
+``zero_propagation.py``; the call primitive they inline is ``interpreters.call``'s
+``call_p``:
 
 - ``inline_calls``: splice nested call programs (inner jit) into the caller.
 - ``fold_constants``: evaluate equations whose inputs are all known now.
@@ -12,7 +13,7 @@ that it is commutative), unlike the rewrite rules of ``algebra.py`` and
 Each is a function ClosedJaxpr -> ClosedJaxpr that preserves the program's
 meaning, never mutates its input and returns its input unchanged when it
 finds nothing to do; all but ``eliminate_dead_code`` rebuild the program
-with ``rewriter.Rewriter``. ``optimize`` in ``passes.py`` runs
+with ``rewriter.Rewriter``. ``pipeline.optimize`` runs
 ``inline_calls`` first, then the others with the rest of the passes to a
 fixed point.
 """
@@ -23,11 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff.passes.rewriter import Rewriter, aval_size, is_concrete
+from funcdiff.interpreters.call import call_p
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from funcdiff.passes.rewriter import Rewriter, aval_size, is_concrete
+from funcdiff.passes.traits import COMMUTATIVE
 
 _MAX_FOLD_ELEMENTS = 1 << 14   # fold constants up to this size, to keep programs small
-_COMMUTATIVE = frozenset(("add", "mul", "safe_mul", "max", "min", "eq", "ne", "and", "or", "xor"))
 
 
 # ---------------------------------------------------------------------------
@@ -40,7 +42,6 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     Every spliced equation gets fresh result variables, so a program called
     twice is inlined twice without defining a variable twice.
     """
-    from funcdiff.interpreters.call import call_p
     if not any(e.primitive is call_p for e in closed.jaxpr.eqns):
         return closed
     rw = Rewriter(closed)
@@ -83,7 +84,6 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     broadcast of a scalar stays a broadcast when larger than that. An
     equation whose evaluation fails is kept, so it fails when the program runs.
     """
-    from funcdiff.interpreters.call import call_p
     rw = Rewriter(closed)
     for eqn in closed.jaxpr.eqns:
         values = [rw.value(a) for a in eqn.invars]
@@ -130,7 +130,7 @@ def eliminate_common_subexpressions(closed: ClosedJaxpr) -> ClosedJaxpr:
     for eqn in closed.jaxpr.eqns:
         ins = [rw.read(a) for a in eqn.invars]
         keys = [_atom_key(a) for a in ins]
-        if eqn.primitive.name in _COMMUTATIVE and len(keys) == 2:
+        if COMMUTATIVE in eqn.primitive.traits and len(keys) == 2:
             keys.sort(key=_order)
         try:
             key = (eqn.primitive, tuple(keys), tuple(sorted(eqn.params.items())))

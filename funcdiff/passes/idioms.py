@@ -1,6 +1,7 @@
 """Optimisation passes that recognise what differentiation leaves behind for
-common numerical idioms, where the generic rules (``algebra.py``, ``zero_propagation.py``) cannot see
-that work is useless because it depends on an identity of the idiom as a whole.
+common numerical idioms, where the generic rules (``algebra.py``,
+``zero_propagation.py``) cannot see that work is useless because it depends on
+an identity of the idiom as a whole.
 
 - ``drop_softmax_shift_cotangents``: in a numerically stable (log-)softmax,
   ``z = x - max(x)`` then ``exp(z) / sum(exp(z))`` (or ``z - log(sum(exp(z)))``),
@@ -11,35 +12,47 @@ that work is useless because it depends on an identity of the idiom as a whole.
   putting a stop_gradient on the max; this pass removes it from programs that
   were written (or traced) without one.
 
-Each pass is a function ClosedJaxpr -> ClosedJaxpr that returns its input
-unchanged when it finds nothing to do, like every pass ``passes.optimize`` runs.
+The pass runs the ``rules.idiom`` rows on the cards of add and sub, written
+with the pattern ``SHIFT_COTANGENT`` defined here; it recognises the idiom
+through the roles and traits of ``passes.traits`` (``EXP``, ``EQ``,
+``EXTREMUM_REDUCTION``, ...). Like every pass ``pipeline.optimize`` runs, it is
+a function ClosedJaxpr -> ClosedJaxpr that returns its input unchanged when it
+finds nothing to do.
 """
 
 from __future__ import annotations
 
 import math
 
-from funcdiff.passes.rewriter import Rewriter
+from funcdiff.core import BROADCAST, Role, Trait
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
+from funcdiff.passes.rewriter import Rewriter
+from funcdiff.passes.rules import IDIOMS, NO_MATCH, Pattern, run
+from funcdiff.passes.traits import (ADD, CONVERT, DIV, EQ, EXP, EXTREMUM_REDUCTION,
+                                    KEEPDIMS_MOVE, MUL, NEG, PRODUCT, REDUCE_SUM, RESHAPING, SUB)
 
-# primitives that only reshape their operand, as a keepdims reduction is written
-_KEEPDIMS_MOVES = ("reshape", "expand_dims", "broadcast_in_dim")
+
+def _is(eqn: Eqn, kind: Role | Trait) -> bool:
+    """Whether ``eqn``'s primitive plays the role or has the trait ``kind``."""
+    if type(kind) is Role:
+        return eqn.primitive is kind.primitive
+    return kind in eqn.primitive.traits
 
 
-def _defining(rw: Rewriter, a, names: tuple[str, ...]) -> Eqn | None:
-    """The equation defining atom ``a`` if it is one of the primitives ``names``."""
+def _defining(rw: Rewriter, a, kind: Role | Trait) -> Eqn | None:
+    """The equation defining atom ``a`` if its primitive is ``kind`` (a role or trait)."""
     a = rw.read(a)
     if type(a) is not Var:
         return None
     eqn = rw.producer.get(a)
-    if eqn is None or eqn.primitive.name not in names or len(eqn.outvars) != 1:
+    if eqn is None or len(eqn.outvars) != 1 or not _is(eqn, kind):
         return None
     return eqn
 
 
 def _without_negs(rw: Rewriter, a):
     """``a`` with any negations around it removed (the sign of a zero does not matter)."""
-    while (eqn := _defining(rw, a, ("neg",))) is not None:
+    while (eqn := _defining(rw, a, NEG)) is not None:
         a = eqn.invars[0]
     return rw.read(a)
 
@@ -55,11 +68,11 @@ def _keepdims_inner(rw: Rewriter, a, shape: tuple, axes: tuple):
     def aligned(out_shape):  # right-aligned with keep, missing leading axes are size 1
         lead = len(keep) - len(out_shape)
         return lead >= 0 and out_shape == keep[lead:] and all(s == 1 for s in keep[:lead])
-    move = _defining(rw, a, _KEEPDIMS_MOVES)
+    move = _defining(rw, a, KEEPDIMS_MOVE)
     if move is not None:
         inner = rw.read(move.invars[0])
         if inner.aval.shape == reduced:
-            if move.primitive.name != "broadcast_in_dim":
+            if move.primitive is not BROADCAST.primitive:
                 return inner if aligned(a.aval.shape) else None
             kept_dims = tuple(k for k in range(len(shape)) if k not in axes)
             if (a.aval.shape == shape
@@ -106,18 +119,18 @@ class _Sums:
         return poly
 
     def _expand_eqn(self, eqn: Eqn, out: Var, depth: int) -> dict | None:
-        name, ins = eqn.primitive.name, eqn.invars
+        prim, ins = eqn.primitive, eqn.invars
         if out.aval.dtype.kind != "f":
             return None
-        if name == "neg":
+        if prim is NEG.primitive:
             return _scaled(self.expand(ins[0], depth), -1.0)
-        if name in ("add", "sub"):
+        if prim is ADD.primitive or prim is SUB.primitive:
             return _added(self.expand(ins[0], depth), self.expand(ins[1], depth),
-                          1.0 if name == "add" else -1.0)
-        if name in ("mul", "safe_mul"):
+                          1.0 if prim is ADD.primitive else -1.0)
+        if PRODUCT in prim.traits:
             return _multiplied(self.expand(ins[0], depth), self.expand(ins[1], depth),
                                self._MAX_TERMS)
-        if name == "div":
+        if prim is DIV.primitive:
             den = self.expand(ins[1], depth)
             if len(den) != 1:
                 den = self._opaque(self.rw.read(ins[1]))
@@ -126,14 +139,15 @@ class _Sums:
                 return None
             inverse = {frozenset((f, -p) for f, p in mono): 1.0 / coef}
             return _multiplied(self.expand(ins[0], depth), inverse, self._MAX_TERMS)
-        if name in _KEEPDIMS_MOVES or name == "reduce_sum":
-            red = eqn if name == "reduce_sum" else _defining(self.rw, ins[0], ("reduce_sum",))
+        summed = prim is REDUCE_SUM.primitive
+        if summed or KEEPDIMS_MOVE in prim.traits:
+            red = eqn if summed else _defining(self.rw, ins[0], REDUCE_SUM)
             if red is not None:
                 x = self.rw.read(red.invars[0])
                 axes = tuple(red.params["axes"])
                 if _keepdims_inner(self.rw, out, x.aval.shape, axes) is not None:
                     return self.sum(self.expand(x, depth), x.aval.shape, axes)
-        if name in ("reshape", "squeeze", "expand_dims") and (
+        if RESHAPING in prim.traits and (
                 _strip_ones(self.rw.read(ins[0]).aval.shape) == _strip_ones(out.aval.shape)):
             return self.expand(ins[0], depth)  # leading size-1 axes do not change broadcasting
         return None
@@ -211,12 +225,12 @@ def _is_shift_cotangent(rw: Rewriter, sums: _Sums, t) -> bool:
     of a softmax shift: ``sum(g) / count * hit`` where ``hit`` marks the maxima of
     ``x`` (``convert(x == max(x))``), ``count`` is their number and ``g`` is the
     softmax cotangent of ``x - max(x)``; ``sum(g)`` is zero up to rounding."""
-    mul = _defining(rw, _without_negs(rw, t), ("mul",))
+    mul = _defining(rw, _without_negs(rw, t), MUL)
     if mul is None:
         return False
     for scaled, hit in (mul.invars, mul.invars[::-1]):
-        convert = _defining(rw, hit, ("convert_element_type",))
-        eq = _defining(rw, convert.invars[0], ("eq",)) if convert is not None else None
+        convert = _defining(rw, hit, CONVERT)
+        eq = _defining(rw, convert.invars[0], EQ) if convert is not None else None
         if eq is None:
             continue
         for x, shift in (eq.invars, eq.invars[::-1]):
@@ -232,7 +246,7 @@ def _is_shift_cotangent(rw: Rewriter, sums: _Sums, t) -> bool:
 def _reduction_axes(rw: Rewriter, shift, x) -> list[tuple]:
     """The axes over which ``shift`` is the keepdims maximum (or minimum) of ``x``."""
     shift = rw.read(shift)
-    red = _defining(rw, _unmoved(rw, shift), ("reduce_max", "reduce_min"))
+    red = _defining(rw, _unmoved(rw, shift), EXTREMUM_REDUCTION)
     if red is None or rw.read(red.invars[0]) is not x:
         return []
     axes = tuple(red.params["axes"])
@@ -245,15 +259,15 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
     factor ``exp(x - shift)`` (so a NaN in ``x`` makes ``g`` NaN, as it makes
     the count of maxima zero)."""
     inner = _keepdims_inner(rw, _without_negs(rw, scaled), x.aval.shape, axes)
-    div = _defining(rw, _without_negs(rw, inner), ("div",)) if inner is not None else None
+    div = _defining(rw, _without_negs(rw, inner), DIV) if inner is not None else None
     if div is None:
         return False
     total, count = div.invars
-    count_sum = _defining(rw, count, ("reduce_sum",))
+    count_sum = _defining(rw, count, REDUCE_SUM)
     if (count_sum is None or tuple(count_sum.params["axes"]) != axes
             or rw.read(count_sum.invars[0]) is not rw.read(hit)):
         return False
-    total_sum = _defining(rw, _without_negs(rw, total), ("reduce_sum",))
+    total_sum = _defining(rw, _without_negs(rw, total), REDUCE_SUM)
     if total_sum is None or tuple(total_sum.params["axes"]) != axes:
         return False
     g = rw.read(total_sum.invars[0])
@@ -266,22 +280,34 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
 
 def _is_exp_of_shift(rw: Rewriter, factor, x, shift) -> bool:
     """Whether ``factor`` is ``exp(x - shift)``, ``shift`` written with kept dims or not."""
-    exp = _defining(rw, factor, ("exp",)) if type(factor) is Var else None
-    shifted = _defining(rw, exp.invars[0], ("sub",)) if exp is not None else None
+    exp = _defining(rw, factor, EXP) if type(factor) is Var else None
+    shifted = _defining(rw, exp.invars[0], SUB) if exp is not None else None
     return (shifted is not None and rw.read(shifted.invars[0]) is x
             and _unmoved(rw, shifted.invars[1]) is _unmoved(rw, shift))
 
 
 def _unmoved(rw: Rewriter, a):
     """``a`` without a keepdims move (reshape, expand_dims, broadcast) around it."""
-    move = _defining(rw, a, _KEEPDIMS_MOVES)
+    move = _defining(rw, a, KEEPDIMS_MOVE)
     return rw.read(move.invars[0]) if move is not None else rw.read(a)
+
+
+def _match_shift_cotangent(rw: Rewriter, a, out):
+    sums = rw.memo.get(_Sums)
+    if sums is None:
+        sums = rw.memo[_Sums] = _Sums(rw)
+    return a if _is_shift_cotangent(rw, sums, a) else NO_MATCH
+
+
+SHIFT_COTANGENT = Pattern("the cotangent of the max that shifts a softmax, spread over the "
+                          "maxima (zero up to rounding)", _match_shift_cotangent)
 
 
 def drop_softmax_shift_cotangents(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop the cotangent of the max that stabilises a softmax or log-softmax.
 
-    ``a + t``, ``a - t`` and ``t + a`` become ``a`` when ``t`` is the cotangent of
+    ``a + t``, ``a - t`` and ``t + a`` become ``a`` (the ``idiom`` rules of add
+    and sub) when ``t`` is the cotangent of
     ``max(x)`` (or ``min(x)``) in ``z = x - max(x)``, spread over the maxima of
     ``x``, and the cotangent ``g`` of ``z`` sums to zero along the reduced axes
     in exact arithmetic, as it does when ``exp(z)`` feeds a softmax
@@ -294,17 +320,10 @@ def drop_softmax_shift_cotangents(closed: ClosedJaxpr) -> ClosedJaxpr:
     as ``g`` has the factor ``exp(z)``, NaN there.
     """
     rw = Rewriter(closed)
-    sums = _Sums(rw)
     for eqn in closed.jaxpr.eqns:
-        name = eqn.primitive.name
-        if name in ("add", "sub") and eqn.outvars[0].aval.dtype.kind == "f":
-            out = eqn.outvars[0]
-            a, b = (rw.read(v) for v in eqn.invars)
-            if a.aval == out.aval and _is_shift_cotangent(rw, sums, b):
-                rw.replace(out, a)
-                continue
-            if name == "add" and b.aval == out.aval and _is_shift_cotangent(rw, sums, a):
-                rw.replace(out, b)
-                continue
+        rules = IDIOMS.rules_of(eqn.primitive)
+        if (rules and len(eqn.outvars) == 1
+                and run(rules, rw, eqn, [rw.read(v) for v in eqn.invars])):
+            continue
         rw.emit(eqn)
     return rw.finish()

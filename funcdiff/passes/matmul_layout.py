@@ -10,7 +10,8 @@ first axis, and under vmap (jacrev) the batch of cotangents lands last, so a
 wide Jacobian row block is built as ``(w^T @ ct^T)^T`` with a (n, m), n >> m,
 product in the middle.
 
-``orient_matmuls`` rewrites ``transpose(dot_general(a, b))`` of two matrices,
+``orient_matmuls`` rewrites ``transpose(dot_general(a, b))`` of two matrices
+(the primitives playing the roles ``TRANSPOSE`` and ``CONTRACTION``),
 when the product has no other use and the transposed result is at least as
 long in its last axis as in its first, into ``dot_general(b, a)``: the same
 values, one equation fewer, and the product in the fast orientation. Like
@@ -20,8 +21,9 @@ mutates its input and returns it unchanged when there is nothing to do.
 
 from __future__ import annotations
 
-from funcdiff.passes.rewriter import use_counts
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from funcdiff.passes.rewriter import use_counts
+from funcdiff.passes.traits import CONTRACTION, TRANSPOSE
 
 
 def _swappable(dot: Eqn) -> bool:
@@ -39,11 +41,12 @@ def orient_matmuls(closed: ClosedJaxpr) -> ClosedJaxpr:
     producer: dict[Var, Eqn] = {}
     uses = use_counts(j)
     swapped: dict[Eqn, Eqn] = {}  # transpose equation -> the product replacing it
+    contraction, transpose = CONTRACTION.primitive, TRANSPOSE.primitive
     for eqn in j.eqns:
-        if eqn.primitive.name == "dot_general":
+        if eqn.primitive is contraction:
             producer[eqn.outvars[0]] = eqn
             continue
-        if eqn.primitive.name != "transpose" or tuple(eqn.params["permutation"]) != (1, 0):
+        if eqn.primitive is not transpose or tuple(eqn.params["permutation"]) != (1, 0):
             continue
         y = eqn.invars[0]
         dot = producer.get(y) if type(y) is Var else None

@@ -12,15 +12,15 @@ then runs ``PASSES`` in order until a round changes nothing.
 This module holds only ``PASSES`` and ``optimize``. The passes live next to
 it, one concept per module, and are re-exported here:
 
-- ``generic_passes.py``, the passes that treat every primitive alike:
+- ``generic.py``, the passes that treat every primitive alike:
   ``inline_calls`` (splice nested call programs, inner jit, into the caller),
   ``fold_constants`` (evaluate equations whose inputs are all known now),
   ``eliminate_common_subexpressions`` (reuse an equal equation's result) and
   ``eliminate_dead_code`` (drop equations whose results are unused).
-- ``algebra.py``, rewrite rules that know what primitives compute:
-  ``forward_identities`` (drop reshape/transpose/convert/broadcast/... that do
-  nothing) and ``simplify_algebra`` (x*1, x+0, neg(neg x), transpose of
-  transpose, reduce_sum of a broadcast, implicit broadcasts, ...).
+- ``algebra.py``, the algebraic rewrites: ``forward_identities`` (drop
+  reshape/transpose/convert/broadcast/... that do nothing) and
+  ``simplify_algebra`` (x*1, x+0, neg(neg x), transpose of transpose,
+  reduce_sum of a broadcast, implicit broadcasts, ...).
 - ``zero_propagation.py``: ``eliminate_zeros`` (x+0 -> x, x*0 -> 0 for
   finite x, f(0) -> 0 for f(0) = 0).
 - ``idioms.py``, passes that know a numerical idiom as a whole:
@@ -29,9 +29,12 @@ it, one concept per module, and are re-exported here:
 - ``matmul_layout.py``: ``orient_matmuls`` (compute ``transpose(a @ b)`` as
   ``b^T @ a^T`` when that puts the longer output axis last, where BLAS is fastest).
 
+What the passes know about particular primitives is on the primitives' cards:
+rewrite rules as data (``prim.rewrites``, the rule type in ``rules.py``) and
+the traits and roles of ``traits.py``; no pass names a primitive.
 ``program_cost`` (total flops and bytes of a program) is cost analysis, not a
-pass: it lives in ``cost.py`` and is re-exported here too. The passes share
-``rewriter.Rewriter``, which rebuilds a program equation by equation.
+pass: it lives in ``interpreters/cost.py`` and is re-exported here too. The
+passes share ``rewriter.Rewriter``, which rebuilds a program equation by equation.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 A pass walks the equations of a ``ClosedJaxpr`` once, in order, and for each
 either copies it (``emit``), replaces its result by an existing atom
-(``replace``), or appends new equations (``add``). The rewriter keeps the
+(``replace``), or appends new equations (``add``, given the primitive
+object: a rule on a card names its primitives, a pass reaches the ones it
+emits by itself through roles, ``core.BROADCAST`` for zeros). The rewriter keeps the
 substitution, the equation that defines each new variable (so a rule can
 look at an operand's definition), use counts, and what is known about
 constants (uniform fills, identity matrices); ``finish`` returns the input
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff.core import Primitive, ShapedArray, Tracer, get_aval
+from funcdiff.core import BROADCAST, Primitive, ShapedArray, Tracer, get_aval
 from funcdiff.errors import JaxprTypeError
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
@@ -27,11 +29,6 @@ MAX_EYE_SCAN = 1 << 22        # constants up to this size are checked for being 
 
 def aval_size(aval: ShapedArray) -> int:
     return math.prod(aval.shape)  # (cheaper than aval.size, which goes through numpy)
-
-
-def primitive_named(name: str) -> Primitive:
-    from funcdiff.core import all_primitives
-    return all_primitives()[name]
 
 
 def scalar_literal(value: Any, dtype: np.dtype) -> Literal:
@@ -59,6 +56,7 @@ class Rewriter:
         self.changed = False
         self._fills: dict[Var, Any] = {}
         self._uses: dict[Var, int] | None = None
+        self.memo: dict[Any, Any] = {}  # what a pattern worked out about this program, by its key
 
     def read(self, a):
         if type(a) is Literal:
@@ -91,7 +89,8 @@ class Rewriter:
                         result = first
         else:
             eqn = self.producer.get(a)
-            if eqn is not None and eqn.primitive.name == "broadcast_in_dim" and aval_size(a.aval):
+            if (eqn is not None and eqn.primitive is BROADCAST.primitive
+                    and aval_size(a.aval)):
                 result = self.fill(eqn.invars[0])
         self._fills[a] = result
         return result
@@ -143,9 +142,8 @@ class Rewriter:
             self.producer[v] = new
         return new
 
-    def add(self, name: str, *ins, **params) -> Var:
-        """Append a new equation ``name[params](*ins)`` and return its result."""
-        prim = primitive_named(name)
+    def add(self, prim: Primitive, *ins, **params) -> Var:
+        """Append a new equation ``prim[params](*ins)`` and return its result."""
         ins = [self.read(a) for a in ins]
         aval = prim.abstract_eval(*[a.aval for a in ins], **params)
         out = Var(aval)
@@ -160,7 +158,7 @@ class Rewriter:
         lit = scalar_literal(0, aval.dtype)
         if aval.shape == ():
             return lit
-        return self.add("broadcast_in_dim", lit, shape=aval.shape, broadcast_dimensions=())
+        return self.add(BROADCAST.primitive, lit, shape=aval.shape, broadcast_dimensions=())
 
     def broadcast(self, x, aval: ShapedArray):
         """``x`` broadcast (numpy rules) to ``aval``'s shape, or None if impossible."""
@@ -172,7 +170,7 @@ class Rewriter:
         lead = len(aval.shape) - len(x.aval.shape)
         if lead < 0 or any(s not in (1, t) for s, t in zip(x.aval.shape, aval.shape[lead:])):
             return None
-        return self.add("broadcast_in_dim", x, shape=aval.shape,
+        return self.add(BROADCAST.primitive, x, shape=aval.shape,
                         broadcast_dimensions=tuple(range(lead, len(aval.shape))))
 
     def add_const(self, value) -> Any:

@@ -7,8 +7,15 @@ that remains is one broadcast of a scalar literal. Like every optimisation
 pass it is a function ClosedJaxpr -> ClosedJaxpr that preserves the
 program's meaning, never mutates its input and returns its input unchanged
 when it finds nothing to do; it rebuilds the program with
-``rewriter.Rewriter``, and ``optimize`` in ``passes.py`` runs it with the
-other passes to a fixed point.
+``rewriter.Rewriter``, and ``pipeline.optimize`` runs it with the other
+passes to a fixed point.
+
+- The rules are the ``rules.on_zeros`` rows on each primitive's card (x + 0 on
+  add's, a scatter-add of zeros on scatter_add's, ...), written with the
+  patterns ``ZERO`` and ``ZERO_OR_FINITE`` defined here, then f(0) -> 0 for
+  every ``ZERO_PRESERVING`` primitive.
+- ``finite`` decides that a factor is certainly finite from the traits
+  ``FINITE_PRESERVING``, ``ALWAYS_FINITE`` and ``FINITE_FROM_INTEGERS``.
 
 IEEE semantics are kept except for the sign of zero (``x + 0`` becomes ``x``,
 so -0.0 + 0.0 gives -0.0): ``x * 0`` is rewritten to 0 only when ``x`` is
@@ -18,82 +25,22 @@ certainly finite, since inf * 0 is nan; ``safe_mul``, whose meaning is that
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 import numpy as np
 
-from funcdiff.passes.rewriter import MAX_FILL_SCAN, Rewriter, aval_size
+from funcdiff.core import BROADCAST
 from funcdiff.ir import ClosedJaxpr, Eqn, Literal, Var
-
-# unary primitives with f(0) = 0 (and linear or odd), and structural ones that move zeros
-_ZERO_PRESERVING_UNARY = frozenset((
-    "neg", "sin", "tan", "tanh", "sinh", "asin", "atan", "asinh", "atanh", "sqrt", "cbrt",
-    "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv",
-    "stop_gradient", "convert_element_type", "reshape", "squeeze", "expand_dims",
-    "transpose", "broadcast_in_dim", "rev", "slice", "reduce_sum", "reduce_max",
-    "reduce_min", "cumsum", "cummax", "cummin"))
+from funcdiff.passes.rewriter import MAX_FILL_SCAN, Rewriter, aval_size
+from funcdiff.passes.rules import NO_MATCH, ZEROS, Pattern, run
+from funcdiff.passes.traits import (ALWAYS_FINITE, FINITE_FROM_INTEGERS, FINITE_PRESERVING,
+                                    ZERO_PRESERVING)
 
 
-# ---------------------------------------------------------------------------
-# eliminate_zeros
+def is_zero(rw: Rewriter, a) -> bool:
+    """Whether atom ``a`` (already read) is known to be zero and not empty."""
+    return aval_size(a.aval) > 0 and rw.is_fill(a, 0)
 
 
-def _zeros_one(rw: Rewriter, eqn: Eqn, zero: Callable[[Any], bool]) -> bool:
-    name = eqn.primitive.name
-    if len(eqn.outvars) != 1:
-        return False
-    out = eqn.outvars[0]
-    ins = [rw.read(a) for a in eqn.invars]
-    z = [zero(a) for a in ins]
-    if not any(z) or (name == "broadcast_in_dim" and type(ins[0]) is Literal):
-        return False  # (a broadcast literal zero is already the canonical zero)
-    if name in ("add", "sub"):
-        x, y = ins
-        if z[0] and z[1]:
-            rw.replace(out, rw.zeros(out.aval))
-            return True
-        if z[1]:
-            new = rw.broadcast(x, out.aval)
-        else:
-            new = rw.broadcast(y, out.aval)
-            if new is not None and name == "sub":
-                new = rw.add("neg", new)
-        if new is None:
-            return False
-        rw.replace(out, new)
-        return True
-    if name in ("safe_mul", "and") or (
-            name in ("mul", "dot_general") and all(zi or _finite(rw, a) for zi, a in zip(z, ins))):
-        rw.replace(out, rw.zeros(out.aval))  # (inf * 0 is nan: only finite factors vanish)
-        return True
-    if name in _ZERO_PRESERVING_UNARY and z[0]:
-        rw.replace(out, rw.zeros(out.aval))
-        return True
-    if name == "integer_pow" and z[0] and eqn.params["y"] > 0:
-        rw.replace(out, rw.zeros(out.aval))
-        return True
-    if (name in ("concatenate", "pad") and all(z)) or (name == "select" and z[1] and z[2]):
-        rw.replace(out, rw.zeros(out.aval))
-        return True
-    if name == "dynamic_slice" and z[0]:
-        rw.replace(out, rw.zeros(out.aval))
-        return True
-    if name in ("scatter_add", "scatter", "dynamic_update_slice"):
-        update = 2 if name != "dynamic_update_slice" else 1
-        if z[update] and name == "scatter_add":
-            rw.replace(out, ins[0])  # adding zeros to an operand
-            return True
-        if z[0] and z[update]:
-            rw.replace(out, rw.zeros(out.aval))
-            return True
-    return False
-
-
-_FINITE_PRESERVING = frozenset(("broadcast_in_dim", "reshape", "squeeze", "expand_dims",
-                                "transpose", "rev", "slice", "neg", "abs", "sign"))
-
-
-def _finite(rw: Rewriter, a, depth: int = 0) -> bool:
+def finite(rw: Rewriter, a, depth: int = 0) -> bool:
     """Whether atom ``a`` is certainly finite: integers, finite constants, floats
     converted from integers, and moves of those (values from inputs may be inf)."""
     a = rw.read(a)
@@ -106,12 +53,38 @@ def _finite(rw: Rewriter, a, depth: int = 0) -> bool:
     eqn = rw.producer.get(a) if type(a) is Var else None
     if eqn is None or depth > 8:
         return False
-    name = eqn.primitive.name
-    if name == "convert_element_type":
+    traits = eqn.primitive.traits
+    if FINITE_FROM_INTEGERS in traits:
         return eqn.invars[0].aval.dtype.kind in "biu"
-    if name == "is_finite" or name in ("iota",):
+    if ALWAYS_FINITE in traits:
         return True
-    return name in _FINITE_PRESERVING and _finite(rw, eqn.invars[0], depth + 1)
+    return FINITE_PRESERVING in traits and finite(rw, eqn.invars[0], depth + 1)
+
+
+ZERO = Pattern("an operand known to be zero",
+               lambda rw, a, out: a if is_zero(rw, a) else NO_MATCH)
+ZERO_OR_FINITE = Pattern("an operand known to be zero or certainly finite",
+                         lambda rw, a, out: a if is_zero(rw, a) or finite(rw, a) else NO_MATCH)
+
+
+def _zeros_one(rw: Rewriter, eqn: Eqn) -> bool:
+    if len(eqn.outvars) != 1:
+        return False
+    prim = eqn.primitive
+    rules = ZEROS.rules_of(prim)
+    zero_preserving = ZERO_PRESERVING in prim.traits
+    if not (rules or zero_preserving):
+        return False
+    ins = [rw.read(a) for a in eqn.invars]
+    z = [is_zero(rw, a) for a in ins]
+    if not any(z) or (prim is BROADCAST.primitive and type(ins[0]) is Literal):
+        return False  # (a broadcast literal zero is already the canonical zero)
+    if run(rules, rw, eqn, ins):
+        return True
+    if zero_preserving and z[0]:
+        rw.replace(eqn.outvars[0], rw.zeros(eqn.outvars[0].aval))
+        return True
+    return False
 
 
 def eliminate_zeros(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -127,10 +100,7 @@ def eliminate_zeros(closed: ClosedJaxpr) -> ClosedJaxpr:
     remains is one broadcast of a scalar literal: a view, never a filled array.
     """
     rw = Rewriter(closed)
-
-    def zero(a) -> bool:
-        return aval_size(a.aval) > 0 and rw.is_fill(a, 0)
     for eqn in closed.jaxpr.eqns:
-        if not _zeros_one(rw, eqn, zero):
+        if not _zeros_one(rw, eqn):
             rw.emit(eqn)
     return rw.finish()

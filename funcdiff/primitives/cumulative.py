@@ -29,6 +29,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, bind, get_aval, instantiate
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError
+from funcdiff.passes import traits as passes
 from funcdiff.primitives import elementwise, indexing, slicing
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
@@ -114,6 +115,7 @@ cumsum_p = _card("cumsum", lambda x, axis: np.cumsum(x, axis, dtype=x.dtype), "i
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [
     cumsum(ct, axis=axis, reverse=not reverse)])
 cumsum = make_op(cumsum_p, "Running sum of x along axis (from the end if reverse).")
+cumsum_p.traits |= {passes.ZERO_PRESERVING, passes.NEG_COMMUTING}
 
 # --- cumprod ----------------------------------------------------------------------
 
@@ -185,6 +187,8 @@ def _running_extremum_card(name, ufunc):
 cummax_p = _running_extremum_card("cummax", np.maximum)
 cummax = make_op(cummax_p, "Running maximum of x along axis (from the end if reverse); NaN "
                            "propagates. Tangent: average over the prefix entries attaining it.")
+cummax_p.traits |= {passes.ZERO_PRESERVING}
 cummin_p = _running_extremum_card("cummin", np.minimum)
 cummin = make_op(cummin_p, "Running minimum of x along axis (from the end if reverse); NaN "
                            "propagates. Tangent: average over the prefix entries attaining it.")
+cummin_p.traits |= {passes.ZERO_PRESERVING}

@@ -27,6 +27,13 @@ from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
 from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
+from funcdiff.ir import Literal
+from funcdiff.passes import traits as passes
+from funcdiff.passes.idioms import SHIFT_COTANGENT
+from funcdiff.passes.rewriter import scalar_literal
+from funcdiff.passes.rules import (ANY, SAME_AS_RESULT, defined_by, fill, idiom, on_zeros,
+                                   rewrite, zeros)
+from funcdiff.passes.zero_propagation import ZERO, ZERO_OR_FINITE
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import deflinear, make_op
 from funcdiff.primitives.elementwise_cards import (PRODUCT, SAFE_PRODUCT, SUM,
@@ -46,6 +53,22 @@ neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
+passes.NEG.fill(neg_p)
+neg_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
+
+
+def _negated_literal_factor(rw, eqn, product):
+    x, c = product.invars
+    if type(c) is not Literal or c.aval.dtype.kind not in "fc":
+        return None
+    return rw.add(product.primitive, x, scalar_literal(-np.asarray(c.val), c.aval.dtype))
+
+
+neg_p.rewrites = (
+    rewrite("neg(neg x) -> x", (defined_by(neg_p),), lambda rw, eqn, n: n.invars[0]),
+    rewrite("neg(x * c) -> x * -c and neg(x / c) -> x / -c for a literal c (exact)",
+            (defined_by(passes.MUL, passes.DIV, once=True),), _negated_literal_factor),
+)
 
 add_p = binary_elementwise("add", operator.add)
 add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
@@ -78,6 +101,25 @@ add_p.linear = True
 add_p.jvp = _add_jvp
 add_p.transpose = _add_transpose
 add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
+passes.ADD.fill(add_p)
+add_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
+add_p.rewrites = (
+    rewrite("x + 0 -> x", (SAME_AS_RESULT, fill(0)), lambda rw, eqn, x, z: x),
+    rewrite("0 + y -> y", (fill(0), SAME_AS_RESULT), lambda rw, eqn, z, y: y),
+    rewrite("a + neg(b) -> a - b", (ANY, defined_by(neg_p)),
+            lambda rw, eqn, a, n: rw.add(sub_p, a, n.invars[0])),
+    rewrite("neg(a) + b -> b - a", (defined_by(neg_p), ANY),
+            lambda rw, eqn, n, b: rw.add(sub_p, b, n.invars[0])),
+    on_zeros("0 + 0 -> 0", (ZERO, ZERO), zeros),
+    on_zeros("x + 0 -> x (broadcast)", (ANY, ZERO),
+             lambda rw, eqn, x, z: rw.broadcast(x, eqn.outvars[0].aval)),
+    on_zeros("0 + y -> y (broadcast)", (ZERO, ANY),
+             lambda rw, eqn, z, y: rw.broadcast(y, eqn.outvars[0].aval)),
+    idiom("a + t -> a for t the cotangent of a softmax's shift", (SAME_AS_RESULT, SHIFT_COTANGENT),
+          lambda rw, eqn, a, t: a, kinds="f"),
+    idiom("t + b -> b for t the cotangent of a softmax's shift", (SHIFT_COTANGENT, SAME_AS_RESULT),
+          lambda rw, eqn, t, b: b, kinds="f"),
+)
 
 sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
@@ -107,6 +149,27 @@ sub_p.transpose = _sub_transpose
 sub_p.vjp_factor = lambda i, out, x, y: _const(out, -1.0) if i else None
 sub_p.lowering = lower_ufunc(np.subtract)
 sub_p.scalar_lowering = scalar_operator("({0} - {1})")
+passes.SUB.fill(sub_p)
+sub_p.traits |= {passes.BROADCASTING}
+
+
+def _negated_broadcast(rw, eqn, z, y):
+    y = rw.broadcast(y, eqn.outvars[0].aval)
+    return None if y is None else rw.add(neg_p, y)
+
+
+sub_p.rewrites = (
+    rewrite("x - 0 -> x", (SAME_AS_RESULT, fill(0)), lambda rw, eqn, x, z: x),
+    rewrite("0 - y -> neg y", (fill(0), SAME_AS_RESULT), lambda rw, eqn, z, y: rw.add(neg_p, y)),
+    rewrite("a - neg(b) -> a + b", (ANY, defined_by(neg_p)),
+            lambda rw, eqn, a, n: rw.add(add_p, a, n.invars[0])),
+    on_zeros("0 - 0 -> 0", (ZERO, ZERO), zeros),
+    on_zeros("x - 0 -> x (broadcast)", (ANY, ZERO),
+             lambda rw, eqn, x, z: rw.broadcast(x, eqn.outvars[0].aval)),
+    on_zeros("0 - y -> neg y (broadcast)", (ZERO, ANY), _negated_broadcast),
+    idiom("a - t -> a for t the cotangent of a softmax's shift", (SAME_AS_RESULT, SHIFT_COTANGENT),
+          lambda rw, eqn, a, t: a, kinds="f"),
+)
 
 mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
@@ -115,6 +178,20 @@ PRODUCT.fill(mul_p)
 mul_p.lowering = lower_ufunc(np.multiply)
 mul_p.scalar_lowering = scalar_operator("({0} * {1})")
 fusion.MULTIPLY.fill(mul_p)
+passes.MUL.fill(mul_p)
+mul_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING, passes.NEG_COMMUTING, passes.PRODUCT}
+_UNIT_FACTORS = (  # mul's and safe_mul's
+    rewrite("x * 1 -> x", (SAME_AS_RESULT, fill(1)), lambda rw, eqn, x, one: x),
+    rewrite("1 * y -> y", (fill(1), SAME_AS_RESULT), lambda rw, eqn, one, y: y),
+    rewrite("x * -1 -> neg x", (SAME_AS_RESULT, fill(-1)),
+            lambda rw, eqn, x, minus_one: rw.add(neg_p, x), kinds="if"),
+    rewrite("-1 * y -> neg y", (fill(-1), SAME_AS_RESULT),
+            lambda rw, eqn, minus_one, y: rw.add(neg_p, y), kinds="if"),
+)
+mul_p.rewrites = _UNIT_FACTORS + (
+    on_zeros("x * 0 -> 0 for x certainly finite (inf * 0 is nan)",
+             (ZERO_OR_FINITE, ZERO_OR_FINITE), zeros),
+)
 
 
 def _mul_transpose(ct, x, y):
@@ -157,6 +234,11 @@ safe_mul_p.lowering = lower_safe_mul
 safe_mul_p.scalar_lowering = scalar_operator(  # 0 * anything is 0, even 0 * inf
     "({t} if ({t} := {0} * {1}) - {t} == 0.0 or ({0} != 0.0 and {1} != 0.0) else 0.0)",
     float_only=False)
+safe_mul_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING, passes.NEG_COMMUTING,
+                      passes.PRODUCT}
+safe_mul_p.rewrites = _UNIT_FACTORS + (
+    on_zeros("x * 0 -> 0, even for x = inf", (ANY, ANY), zeros),
+)
 
 
 def _div_impl(x, y):
@@ -182,12 +264,22 @@ div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not n
                      "semantics).")
 div_p.lowering = lower_ufunc(np.true_divide, kinds="fc")  # (integers: the impl)
 div_p.scalar_lowering = scalar_operator("({0} / {1})")
+passes.DIV.fill(div_p)
+div_p.traits |= {passes.BROADCASTING}
+div_p.rewrites = (
+    rewrite("x / 1 -> x", (SAME_AS_RESULT, fill(1)), lambda rw, eqn, x, one: x),
+    rewrite("x / -1 -> neg x", (SAME_AS_RESULT, fill(-1)),
+            lambda rw, eqn, x, minus_one: rw.add(neg_p, x), kinds="if"),
+    rewrite("neg(a) / y -> neg(a / y) (exact)", (defined_by(neg_p, once=True), ANY),
+            lambda rw, eqn, n, y: rw.add(neg_p, rw.add(div_p, n.invars[0], y)), kinds="fc"),
+)
 
 rem_p = _binary("rem", np.fmod, (lambda x, y, out: _const(x, 1),
                                  lambda x, y, out: neg(round(div(sub(x, out), y)))),
                 kinds=_NUMERIC, flops=4, scalar=math.fmod)
 rem = make_op(rem_p, "Elementwise C-style remainder x - trunc(x / y) * y (numpy.fmod); "
                      "its sign follows x.")
+rem_p.traits |= {passes.BROADCASTING}
 
 
 def _balanced_eq(x, z, y):
@@ -199,10 +291,12 @@ max_p = _binary("max", np.maximum, (lambda x, y, out: _balanced_eq(x, out, y),
                                     lambda x, y, out: _balanced_eq(y, out, x)))
 max = make_op(max_p, "Elementwise maximum (NaN propagates); ties split the derivative.")
 max_p.scalar_lowering = scalar_operator("({0} if {0} > {1} or {0} != {0} else {1})")
+max_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 min_p = _binary("min", np.minimum, (lambda x, y, out: _balanced_eq(x, out, y),
                                     lambda x, y, out: _balanced_eq(y, out, x)))
 min = make_op(min_p, "Elementwise minimum (NaN propagates); ties split the derivative.")
 min_p.scalar_lowering = scalar_operator("({0} if {0} < {1} or {0} != {0} else {1})")
+min_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 
 # --- rounding ------------------------------------------------------------------
 
@@ -212,3 +306,6 @@ ceil_p = _unary("ceil", np.ceil, nondifferentiable=True)
 ceil = make_op(ceil_p, "Elementwise ceiling of a float array.")
 round_p = _unary("round", np.round, nondifferentiable=True)
 round = make_op(round_p, "Elementwise rounding to the nearest integer, halves to even.")
+floor_p.traits |= {passes.ZERO_PRESERVING}
+ceil_p.traits |= {passes.ZERO_PRESERVING}
+round_p.traits |= {passes.ZERO_PRESERVING}

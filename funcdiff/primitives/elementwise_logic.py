@@ -17,6 +17,9 @@ from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import ANY, on_zeros, zeros
+from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes, make_op, nbytes, same_dtype
 from funcdiff.primitives.elementwise_cards import elementwise_batch
@@ -45,6 +48,13 @@ le_p.scalar_lowering = scalar_operator("({0} <= {1})", float_only=False)
 gt_p.scalar_lowering = scalar_operator("({0} > {1})", float_only=False)
 ge_p.scalar_lowering = scalar_operator("({0} >= {1})", float_only=False)
 fusion.LESS_THAN.fill(lt_p)
+passes.EQ.fill(eq_p)
+eq_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
+ne_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
+lt_p.traits |= {passes.BROADCASTING}
+le_p.traits |= {passes.BROADCASTING}
+gt_p.traits |= {passes.BROADCASTING}
+ge_p.traits |= {passes.BROADCASTING}
 
 and_p = _binary("and", np.bitwise_and, nondifferentiable=True, kinds=_INTEGRAL)
 and_ = make_op(and_p, "Elementwise logical (bool) or bitwise (integer) and.")
@@ -52,12 +62,17 @@ or_p = _binary("or", np.bitwise_or, nondifferentiable=True, kinds=_INTEGRAL)
 or_ = make_op(or_p, "Elementwise logical (bool) or bitwise (integer) or.")
 xor_p = _binary("xor", np.bitwise_xor, nondifferentiable=True, kinds=_INTEGRAL)
 xor = make_op(xor_p, "Elementwise logical (bool) or bitwise (integer) exclusive or.")
+and_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
+and_p.rewrites = (on_zeros("x & 0 -> 0", (ANY, ANY), zeros),)
+or_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
+xor_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 not_p = _unary("not", np.invert, nondifferentiable=True, kinds=_INTEGRAL)
 not_ = make_op(not_p, "Elementwise logical (bool) or bitwise (integer) not.")
 
 is_finite_p = _unary("is_finite", np.isfinite, nondifferentiable=True, kinds=_ANY)
 is_finite_p.abstract_eval = lambda x: ShapedArray(x.shape, np.dtype(np.bool_))
 is_finite = make_op(is_finite_p, "Elementwise test for neither inf nor NaN (bool result).")
+is_finite_p.traits |= {passes.ALWAYS_FINITE}
 
 # --- select -----------------------------------------------------------------------
 
@@ -110,6 +125,10 @@ select_p.transpose = _select_transpose
 select_p.linear = True  # in on_true and on_false; pred is never differentiated
 select_p.batch = elementwise_batch(select_p)
 select_p.cost = _select_cost
+select_p.traits |= {passes.BROADCASTING}
+select_p.rewrites = (
+    on_zeros("select(p, 0, 0) -> 0", (ANY, ZERO, ZERO), zeros),
+)
 select = make_op(select_p, "Elementwise pred ? on_true : on_false, broadcasting all three.")
 select_p.scalar_lowering = scalar_operator("({1} if {0} else {2})", float_only=False)
 fusion.SELECT.fill(select_p)

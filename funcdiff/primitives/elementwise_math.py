@@ -30,6 +30,9 @@ import numpy as np
 from funcdiff.compiler.lowerings import lower_ufunc
 from funcdiff.core import Primitive, Zero, get_aval
 from funcdiff.errors import InvalidArgumentError
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import on_zeros, zeros
+from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import special_math
 from funcdiff.primitives.cards import elementwise_cost, make_op
 from funcdiff.primitives.elementwise_arithmetic import add, div, mul, neg, safe_mul, sub
@@ -42,11 +45,14 @@ from funcdiff.primitives.elementwise_logic import and_, eq, select
 
 sign_p = _unary("sign", np.sign, nondifferentiable=True, kinds=_NUMERIC)
 sign = make_op(sign_p, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
+sign_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC, scalar=math.fabs)
 abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
+abs_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 
 exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10, scalar=math.exp)
 exp = make_op(exp_p, "Elementwise e ** x.")
+passes.EXP.fill(exp_p)
 exp2_p = _unary("exp2", np.exp2, output_deriv=lambda y: mul(y, _const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
@@ -62,26 +68,32 @@ log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
 log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
                  flops=10, singular=True, scalar=math.log1p)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
+log1p_p.traits |= {passes.ZERO_PRESERVING}
 expm1_p = _unary("expm1", np.expm1, output_deriv=lambda y: add(y, _const(y, 1)), flops=10,
                  scalar=math.expm1)
 expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
+expm1_p.traits |= {passes.ZERO_PRESERVING}
 sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True,
                 scalar=math.sqrt)
 sqrt = make_op(sqrt_p, "Elementwise square root.")
+sqrt_p.traits |= {passes.ZERO_PRESERVING}
 rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
                  lambda x, y: mul(_const(y, -0.5), div(y, x)), flops=5, singular=True)
 rsqrt = make_op(rsqrt_p, "Elementwise 1 / sqrt(x).")
 cbrt_p = _unary("cbrt", np.cbrt, lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, y=-2)),
                 flops=10, singular=True)
 cbrt = make_op(cbrt_p, "Elementwise real cube root.")
+cbrt_p.traits |= {passes.ZERO_PRESERVING}
 
 sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10, scalar=math.sin)
 sin = make_op(sin_p, "Elementwise sine.")
+sin_p.traits |= {passes.ZERO_PRESERVING}
 cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10, scalar=math.cos)
 cos = make_op(cos_p, "Elementwise cosine.")
 tan_p = _unary("tan", np.tan, output_deriv=lambda y: add(_const(y, 1), mul(y, y)), flops=10,
                scalar=math.tan)
 tan = make_op(tan_p, "Elementwise tangent.")
+tan_p.traits |= {passes.ZERO_PRESERVING}
 
 
 def _one_minus_square(x):
@@ -91,6 +103,7 @@ def _one_minus_square(x):
 asin_p = _unary("asin", np.arcsin, lambda x, y: rsqrt(_one_minus_square(x)), flops=10,
                 singular=True, scalar=math.asin)
 asin = make_op(asin_p, "Elementwise inverse sine.")
+asin_p.traits |= {passes.ZERO_PRESERVING}
 acos_p = _unary("acos", np.arccos, lambda x, y: neg(rsqrt(_one_minus_square(x))), flops=10,
                 singular=True, scalar=math.acos)
 acos = make_op(acos_p, "Elementwise inverse cosine.")
@@ -98,15 +111,19 @@ atan_p = _unary("atan", np.arctan,
                 lambda x, y: div(_const(x, 1), add(_const(x, 1), mul(x, x))), flops=10,
                 scalar=math.atan)
 atan = make_op(atan_p, "Elementwise inverse tangent.")
+atan_p.traits |= {passes.ZERO_PRESERVING}
 sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10, scalar=math.sinh)
 sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
+sinh_p.traits |= {passes.ZERO_PRESERVING}
 cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10, scalar=math.cosh)
 cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
 tanh_p = _unary("tanh", np.tanh, output_deriv=_one_minus_square, flops=10, scalar=math.tanh)
 tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
+tanh_p.traits |= {passes.ZERO_PRESERVING}
 asinh_p = _unary("asinh", np.arcsinh,
                  lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10, scalar=math.asinh)
 asinh = make_op(asinh_p, "Elementwise inverse hyperbolic sine.")
+asinh_p.traits |= {passes.ZERO_PRESERVING}
 acosh_p = _unary("acosh", np.arccosh,
                  lambda x, y: rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1)))),
                  flops=10, singular=True, scalar=math.acosh)
@@ -115,6 +132,7 @@ atanh_p = _unary("atanh", np.arctanh, lambda x, y: div(
     _const(x, 1), mul(sub(_const(x, 1), x), add(_const(x, 1), x))), flops=10, singular=True,
     scalar=math.atanh)
 atanh = make_op(atanh_p, "Elementwise inverse hyperbolic tangent.")
+atanh_p.traits |= {passes.ZERO_PRESERVING}
 
 
 def _logistic_impl(x):
@@ -145,6 +163,7 @@ def _pow_d_exponent(x, y, out):
 pow_p = _binary("pow", np.power, (_pow_d_base, _pow_d_exponent), kinds=_FLOAT, flops=20,
                 singular=True, scalar=math.pow)
 pow = make_op(pow_p, "Elementwise x ** y for floating x and y (see integer_pow).")
+pow_p.traits |= {passes.BROADCASTING}
 
 
 def _atan2_denominator(x, y):
@@ -156,6 +175,7 @@ atan2_p = _binary("atan2", np.arctan2,
                    lambda x, y, out: neg(div(x, _atan2_denominator(x, y)))),
                   kinds=_FLOAT, flops=20, scalar=math.atan2)
 atan2 = make_op(atan2_p, "Elementwise four-quadrant arctangent of x / y.")
+atan2_p.traits |= {passes.BROADCASTING}
 
 # --- special functions -------------------------------------------------------------------
 
@@ -169,12 +189,14 @@ def _gaussian(x, scale):
 erf_p = _unary("erf", special_math.erf, lambda x, y: _gaussian(x, _TWO_OVER_SQRT_PI),
                flops=30)
 erf = make_op(erf_p, "Elementwise error function.")
+erf_p.traits |= {passes.ZERO_PRESERVING}
 erfc_p = _unary("erfc", special_math.erfc, lambda x, y: _gaussian(x, -_TWO_OVER_SQRT_PI),
                 flops=30)
 erfc = make_op(erfc_p, "Elementwise complementary error function 1 - erf(x).")
 erf_inv_p = _unary("erf_inv", special_math.erf_inv, lambda x, y: mul(
     _const(y, math.sqrt(math.pi) / 2), exp(mul(y, y))), flops=150, singular=True)
 erf_inv = make_op(erf_inv_p, "Elementwise inverse error function on (-1, 1).")
+erf_inv_p.traits |= {passes.ZERO_PRESERVING}
 lgamma_p = _unary("lgamma", special_math.lgamma, lambda x, y: digamma(x), flops=100, singular=True)
 lgamma = make_op(lgamma_p, "Elementwise log |Gamma(x)|.")
 digamma_p = _unary("digamma", special_math.digamma, lambda x, y: polygamma(x, order=1),
@@ -299,4 +321,7 @@ integer_pow_p.batch = _unary_batch(integer_pow_p)
 integer_pow_p.cost = _integer_pow_cost
 integer_pow_p.lowering = lower_ufunc(np.power, last_operand="y")
 integer_pow_p.scalar_lowering = _integer_pow_scalar
+integer_pow_p.rewrites = (
+    on_zeros("0 ** y -> 0 for y > 0", (ZERO,), zeros, when=lambda eqn, z: eqn.params["y"] > 0),
+)
 integer_pow = make_op(integer_pow_p, "Elementwise x ** y for a static Python int y.")

@@ -25,6 +25,9 @@ from funcdiff.compiler.lowerings import lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
 from funcdiff.interpreters.transpose import is_undefined
+from funcdiff.passes import traits as passes
+from funcdiff.passes.rules import identity, on_zeros, zeros
+from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives.cards import checked_impl, deflinear, nbytes, same_dtype
 from funcdiff.primitives.indexing import gather, scatter
@@ -97,6 +100,12 @@ slice_p.cost = _slice_cost
 slice_p.lowering = lower_slice
 deflinear(slice_p, _slice_transpose)
 SLICE.fill(slice_p)
+slice_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
+slice_p.rewrites = (
+    identity("a slice from the origin with unit strides, of the whole operand", lambda eqn, x: (
+        all(s == 0 for s in eqn.params["start_indices"])
+        and all(s in (None, 1) for s in (eqn.params["strides"] or ())))),
+)
 
 
 def slice(x, *, start_indices, limit_indices, strides=None):
@@ -205,6 +214,7 @@ pad_p.abstract_eval = _pad_abstract_eval
 pad_p.batch = _pad_batch
 pad_p.cost = _pad_cost
 deflinear(pad_p, _pad_transpose)
+pad_p.rewrites = (on_zeros("zeros padded with zeros -> zeros", (), zeros, each=ZERO),)
 
 
 def pad(x, padding_value, *, padding_config):
@@ -328,6 +338,7 @@ dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.cost = lambda x, *starts, slice_sizes: {
     "flops": 0, "bytes": 2 * x.dtype.itemsize * math.prod(slice_sizes)}
 deflinear(dynamic_slice_p, _dynamic_slice_transpose, num_linear=1)
+dynamic_slice_p.rewrites = (on_zeros("a window of zeros -> zeros", (ZERO,), zeros),)
 
 
 def dynamic_slice(x, *start_indices, slice_sizes):
@@ -408,6 +419,9 @@ dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 dynamic_update_slice_p.cost = lambda x, update, *starts: {
     "flops": 0, "bytes": 2 * nbytes(x) + nbytes(update)}
 deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, num_linear=2)
+dynamic_update_slice_p.rewrites = (
+    on_zeros("zeros updated with zeros -> zeros", (ZERO, ZERO), zeros),
+)
 
 
 def dynamic_update_slice(x, update, *start_indices):
