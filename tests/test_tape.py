@@ -13,7 +13,7 @@ import pytest
 import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import FunctionalDiffError
-from funcdiff.interpreters import tape
+from funcdiff.interpreters import tape, tape_function
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import elementwise as E
 
@@ -46,19 +46,19 @@ def test_tape_runs_only_with_no_transform_active():
         assert not tape.usable()
     assert seen == [False, False, False]  # inside a transform, usable() is always False
     calls = []
-    real = tape.tape_vjp_flat
+    real = fd.api.tape_vjp_flat
 
     def spy(*a, **k):
         calls.append(1)
         return real(*a, **k)
-    tape.tape_vjp_flat = spy
+    fd.api.tape_vjp_flat = spy
     try:
         fd.grad(f)(1.0)
         fd.jit(fd.grad(f))(2.0)
         with tape.disabled():
             fd.grad(f)(1.0)
     finally:
-        tape.tape_vjp_flat = real
+        fd.api.tape_vjp_flat = real
     assert calls == [1]
 
 
@@ -109,7 +109,7 @@ def test_grad_frees_each_nodes_residuals_as_the_backward_pass_visits_it():
 
 
 def test_a_released_tape_cannot_be_pulled_back_again():
-    _, fn = tape.tape_vjp_flat(lambda x: [fnp.sin(x)], [np.ones(2)])
+    _, fn = tape_function.tape_vjp_flat(lambda x: [fnp.sin(x)], [np.ones(2)])
     fn.pull_back([np.ones(2)], release=True)
     with pytest.raises(RuntimeError, match="released"):
         fn.pull_back([np.ones(2)])
@@ -137,8 +137,8 @@ def test_products_recorded_inline_agree_with_linearize():
     (fnp.exp2, lambda y: y * np.log(2))], ids=["tanh", "sigmoid", "tan", "expm1", "exp2"])
 def test_a_derivative_of_the_output_keeps_the_output_not_a_new_array(fn, derivative):
     x = np.array([0.3, -0.7, 1.1])
-    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [fn(x)], [x])
-    (factor,) = [node[3] for node in pullback_fn.nodes]
+    (y,), pullback_fn = tape_function.tape_vjp_flat(lambda x: [fn(x)], [x])
+    (factor,) = [node.factor for node in pullback_fn.nodes]
     assert factor.y is y  # the output itself, computed into a factor only when needed
     np.testing.assert_allclose(pullback_fn.pull_back([np.ones(3)])[0], derivative(y),
                                rtol=1e-15)
@@ -334,7 +334,7 @@ def test_batched_pullback_equals_vmap_of_the_pullback(name, dtype):
     from funcdiff.interpreters.batching import StdBasis
     f, x = BATCHED_CASES[name]
     x = x.astype(dtype)
-    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [f(x)], [x])
+    (y,), pullback_fn = tape_function.tape_vjp_flat(lambda x: [f(x)], [x])
     _, pullback = fd.vjp(f, x)
     rng = np.random.default_rng(5)
     cts = rng.standard_normal((4,) + y.shape).astype(dtype)
@@ -357,7 +357,7 @@ def test_jacrev_basis_meets_a_matrix_vector_product_without_a_product(monkeypatc
     from funcdiff.interpreters.batching import StdBasis
     from funcdiff.primitives import dot
     x = np.array([0.5, 1.0, -2.0])
-    (y,), pullback_fn = tape.tape_vjp_flat(lambda x: [fnp.tanh(_W @ x)], [x])
+    (y,), pullback_fn = tape_function.tape_vjp_flat(lambda x: [fnp.tanh(_W @ x)], [x])
     calls = []
     monkeypatch.setattr(dot, "_dot_general_impl", lambda *a, **k: calls.append(a))
     (rows,) = pull_back_batched(pullback_fn, [StdBasis(3, 0, 0, (3,), np.dtype("float64"))], 3)
@@ -367,7 +367,7 @@ def test_jacrev_basis_meets_a_matrix_vector_product_without_a_product(monkeypatc
 
 def test_batched_pullback_sums_an_output_returned_twice_and_skips_unused_inputs():
     x, z = np.array([0.5, 1.5]), np.ones(3)
-    outs, pullback_fn = tape.tape_vjp_flat(lambda x, z: [fnp.sin(x)] * 2, [x, z])
+    outs, pullback_fn = tape_function.tape_vjp_flat(lambda x, z: [fnp.sin(x)] * 2, [x, z])
     cts = np.arange(6.0).reshape(3, 2)
     got = pull_back_batched(pullback_fn, [cts, 2.0 * cts], 3)
     np.testing.assert_allclose(got[0], 3.0 * cts * np.cos(x), rtol=1e-14)

@@ -54,10 +54,12 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_avals,
                            _trace_stack, get_aval)
+from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.tape_control import run_on_tape
+from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
+                                              ProductNode, PullbackNode)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
-from funcdiff.primitives.cards import BilinearPullback, BilinearRule
 
 
 _enabled = True
@@ -114,14 +116,13 @@ class TapeTracer(Tracer):
 class TapeTrace(Trace):
     """Runs primitives on concrete values and records a node per differentiable one.
 
-    ``nodes`` holds ``(pullback, needed, slot, out_avals)`` in the order the
-    primitives ran (``out_avals`` is None for a single output), or
-    ``(None, input_slot, slot, factor)`` for a primitive with one operand on
-    the tape whose cotangent is the output's times ``factor`` (its
-    ``vjp_factor``; None for a factor of 1; asked only when that operand has
-    the output's shape): no pullback to call. ``next_slot``
-    is the next free cotangent slot. ``bind`` hands this trace its arguments
-    unraised (``raw_args``): constants stay plain values.
+    ``nodes`` holds the nodes (``interpreters.tape_nodes``) in the order the
+    primitives ran: a ``FactorNode`` for a primitive with one operand on the
+    tape whose cotangent is the output's times its ``vjp_factor`` (asked only
+    when that operand has the output's shape), a ``ProductNode`` for a
+    product, else a ``PullbackNode`` (one output) or ``MultiOutputNode``.
+    ``next_slot`` is the next free cotangent slot. ``bind`` hands this trace
+    its arguments unraised (``raw_args``): constants stay plain values.
     """
 
     __slots__ = ("nodes", "next_slot")
@@ -129,7 +130,7 @@ class TapeTrace(Trace):
 
     def __init__(self, main):
         super().__init__(main)
-        self.nodes: list[tuple] = []
+        self.nodes: list = []
         self.next_slot = 1  # slot 0 is never used, so a slot number is always truthy
 
     def pure(self, val: Any) -> Any:
@@ -183,11 +184,11 @@ class TapeTrace(Trace):
                 if d is not False:
                     slot_out = self.next_slot
                     self.next_slot = slot_out + 1
-                    self.nodes.append((None, slot, slot_out, d))
+                    self.nodes.append(FactorNode(slot_out, slot, d))
                     return TapeTracer(self, out, slot_out, aval)
         elif type(primitive.vjp) is BilinearRule:
-            # A product (a layer's x @ W): the pullback BilinearRule would make,
-            # made here without the general path's lists.
+            # A product (a layer's x @ W): the node BilinearRule stands for, made
+            # here without the general path's lists.
             # (the two operands are read one after the other, not in a loop: this
             # is the hottest path of a layer)
             x, y = args
@@ -204,14 +205,13 @@ class TapeTrace(Trace):
             aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
             if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
-            # keep only the operand each needed cotangent is made from
-            pullback = BilinearPullback(
-                primitive, params,
-                UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
-                x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None)
             slot = self.next_slot
             self.next_slot = slot + 1
-            self.nodes.append((pullback, [x_slot, y_slot], slot, None))
+            # keep only the operand each needed cotangent is made from
+            self.nodes.append(ProductNode(
+                slot, x_slot, y_slot, primitive, params,
+                UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
+                x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None))
             return TapeTracer(self, out, slot, aval)
         return self._process(primitive, args, params, out)
 
@@ -254,7 +254,7 @@ class TapeTrace(Trace):
             return TapeTracer(self, out, 0, aval)
         slot = self.next_slot
         self.next_slot = slot + 1
-        self.nodes.append((rule(needed, out, *primals, **params), needed, slot, None))
+        self.nodes.append(PullbackNode(slot, needed, rule(needed, out, *primals, **params)))
         return TapeTracer(self, out, slot, aval)
 
     def record(self, outs: Sequence[Any], pullback: Callable, needed: Sequence[int]) -> list:
@@ -264,7 +264,7 @@ class TapeTrace(Trace):
         slot = self.next_slot
         self.next_slot = slot + len(outs)
         wrapped = [_wrap(self, o, slot + i) for i, o in enumerate(outs)]
-        self.nodes.append((pullback, needed, slot, [w.aval for w in wrapped]))
+        self.nodes.append(MultiOutputNode(slot, needed, pullback, [w.aval for w in wrapped]))
         return wrapped
 
     def unwrap(self, values: Sequence[Any]) -> tuple[list, list] | None:
@@ -294,7 +294,6 @@ class TapeTrace(Trace):
         used values on the tape other than its operands (a custom rule that
         closes over them, unstaged): the caller must then take a route that
         sees them."""
-        from funcdiff.interpreters.linearize import linearize_flat
         if primitive.multiple_results:
             def fun(*xs):
                 return list(primitive.bind(*xs, **params))
@@ -312,8 +311,9 @@ class TapeTrace(Trace):
                    for i, (o, z) in enumerate(zip(outs, lin.out_is_zero))]
         if not all(lin.out_is_zero):
             self.next_slot = slot + len(outs)
-            self.nodes.append((lambda cts: _pull_back_linear(cts, needed, lin), needed, slot,
-                               [w.aval for w in wrapped]))
+            self.nodes.append(MultiOutputNode(slot, needed,
+                                              lambda cts: pull_back_linear(cts, needed, lin),
+                                              [w.aval for w in wrapped]))
         return wrapped
 
 
@@ -386,22 +386,22 @@ def _derived_rule(primitive) -> Callable | None:
 def _linearized_node(trace: TapeTrace, primitive, primals, needed, params):
     """Record ``primitive`` through a linearization of it alone (the general rule):
     planned once per signature where it can be (``tape_programs``), else per call."""
-    node = planned_node(primitive, primals, needed, params)
-    if node is None:
+    planned = planned_node(primitive, primals, needed, params)
+    if planned is None:
         outs = trace.record_linearized(primitive, primals, needed, params,
                                        own_values_only=False)
         return outs if primitive.multiple_results else outs[0]
-    outs, out_is_zero, pullback = node
     slot = trace.next_slot
     wrapped = [_wrap(trace, o, 0 if z else slot + i)
-               for i, (o, z) in enumerate(zip(outs, out_is_zero))]
-    if not all(out_is_zero):
-        trace.next_slot = slot + len(outs)
-        trace.nodes.append((pullback, needed, slot, [w.aval for w in wrapped]))
+               for i, (o, z) in enumerate(zip(planned.outs, planned.out_is_zero))]
+    if not all(planned.out_is_zero):
+        trace.next_slot = slot + len(wrapped)
+        trace.nodes.append(MultiOutputNode(slot, needed, planned.pullback,
+                                           [w.aval for w in wrapped]))
     return wrapped if primitive.multiple_results else wrapped[0]
 
 
-def _pull_back_linear(cts, needed, lin):
+def pull_back_linear(cts, needed, lin):
     """The pullback of a linearized node: transpose its linear jaxpr."""
     staged = [ct for ct, z in zip(cts, lin.out_is_zero) if not z]
     if all(type(c) is Zero for c in staged):
@@ -412,9 +412,4 @@ def _pull_back_linear(cts, needed, lin):
     return [next(cts_in) if n else None for n in needed]
 
 
-# The pullback of a recorded tape and the entry point, in their own module
-# (imported last: it builds on the classes above).
-from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat  # noqa: E402
-
-
-__all__ = ["usable", "disabled", "tape_vjp_flat", "TapeFunction", "TapeTracer", "TapeTrace"]
+__all__ = ["usable", "disabled", "recording", "pull_back_linear", "TapeTracer", "TapeTrace"]

@@ -6,7 +6,7 @@ output basis. ``vmap`` of ``TapeFunction.pull_back`` would push each node's
 pullback through a ``BatchTrace``; ``pull_back_batched`` walks the nodes once
 with cotangents that carry a leading batch axis instead. A factor node
 multiplies the batch directly (a symbolic basis stays symbolic, scaled); a
-product (``BilinearPullback``) uses its primitive's ``batched_transpose``, the
+product (``ProductNode``) uses its primitive's ``batched_transpose``, the
 batched product a batch rule would run, after making a small basis dense
 (a basis that is the diagonal of a vector output, ``DiagonalBatch``, meets a
 matrix-vector product as the matrix's rows, scaled: no product at all);
@@ -22,8 +22,9 @@ import numpy as np
 
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
-from funcdiff.interpreters.tape import TapeFunction
-from funcdiff.primitives.cards import BilinearPullback, DiagonalBatch, OutputFactor
+from funcdiff.interpreters.tape_function import TapeFunction
+from funcdiff.interpreters.tape_nodes import (DiagonalBatch, FactorNode, MultiOutputNode,
+                                              OutputFactor, ProductNode)
 from funcdiff.primitives.elementwise import mul_p
 
 
@@ -35,7 +36,7 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
     of ``fn.pull_back``, for concrete cotangents with no transform active.
 
     >>> import numpy as np, funcdiff.numpy as fnp
-    >>> from funcdiff.interpreters.tape import tape_vjp_flat
+    >>> from funcdiff.interpreters.tape_function import tape_vjp_flat
     >>> _, fn = tape_vjp_flat(lambda x: [fnp.sin(x) * 2.0], [np.zeros(2)])
     >>> pull_back_batched(fn, [np.eye(2)], 2)[0]
     array([[2., 0.],
@@ -45,43 +46,54 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
     for slot, ct in zip(fn.out_slots, cts_out):
         if slot is not None and ct is not None:
             cts[slot] = _add_batched(cts[slot], ct)
-    for pullback, needed, slot, out_avals in reversed(fn.nodes):
-        if pullback is None:  # a factor node: (None, input slot, slot, factor)
-            ct = cts[slot]
+    for node in reversed(fn.nodes):
+        kind = type(node)
+        if kind is FactorNode:
+            ct = cts[node.slot]
             if ct is None:
                 continue
-            cts[slot] = None
-            if out_avals is not None:
-                d = out_avals.value() if type(out_avals) is OutputFactor else out_avals
+            cts[node.slot] = None
+            d = node.factor
+            if d is not None:
+                if type(d) is OutputFactor:
+                    d = d.value()
                 ct = ct * d if type(ct) is np.ndarray else _scaled(ct, d)
-            prev = cts[needed]
-            cts[needed] = ct if prev is None else _add_batched(prev, ct)
+            s = node.input_slot
+            prev = cts[s]
+            cts[s] = ct if prev is None else _add_batched(prev, ct)
             continue
-        if out_avals is None:
-            ct = cts[slot]
-            if ct is None:
-                continue
-            cts[slot] = None
-            results = None
-            if type(pullback) is BilinearPullback:  # the batched product, with no trace
-                if type(ct) is StdBasis:
-                    d = _diagonal(ct)
-                    if d is not None:
-                        results = pullback.batched(DiagonalBatch(d))
-                    if results is None and _dense_is_cheap(ct, pullback):
-                        ct = ct.materialize()
-                if results is None and type(ct) is np.ndarray:
-                    results = pullback.batched(ct)
-        else:
-            nout = len(out_avals)
+        slot = node.slot
+        results = None
+        if kind is MultiOutputNode:
+            nout = len(node.out_avals)
             ct = cts[slot:slot + nout]
             if all(c is None for c in ct):
                 continue
             cts[slot:slot + nout] = [None] * nout
-            results = None
-        if results is None:
-            results = _pull_back_traced(pullback, ct, out_avals, size)
-        for s, c in zip(needed, results):
+            results = _pull_back_traced(node.pullback, ct, node.out_avals, size)
+        else:
+            ct = cts[slot]
+            if ct is None:
+                continue
+            cts[slot] = None
+            if kind is ProductNode:  # the batched product, with no trace
+                if type(ct) is StdBasis:
+                    d = _diagonal(ct)
+                    if d is not None:
+                        results = node.batched(DiagonalBatch(d))
+                    if results is None and _dense_is_cheap(ct, node):
+                        ct = ct.materialize()
+                if results is None and type(ct) is np.ndarray:
+                    results = node.batched(ct)
+                if results is None:
+                    results = _pull_back_traced(node.pull_back, ct, None, size)
+                for s, c in zip((node.x_slot, node.y_slot), results):
+                    if s and c is not None:
+                        prev = cts[s]
+                        cts[s] = c if prev is None else _add_batched(prev, c)
+                continue
+            results = _pull_back_traced(node.pullback, ct, None, size)
+        for s, c in zip(node.needed, results):
             if s and c is not None:
                 prev = cts[s]
                 cts[s] = c if prev is None else _add_batched(prev, c)
@@ -111,8 +123,8 @@ def _pull_back_traced(pullback, ct: Any, out_avals, size: int) -> list[Any]:
 _DENSE_BASIS_PRODUCT = 1 << 15
 
 
-def _dense_is_cheap(basis: StdBasis, pullback: BilinearPullback) -> bool:
-    kept = pullback.x_kept if pullback.x_kept is not None else pullback.y_kept
+def _dense_is_cheap(basis: StdBasis, node: ProductNode) -> bool:
+    kept = node.x_kept if node.x_kept is not None else node.y_kept
     return basis.size * np.size(kept) <= _DENSE_BASIS_PRODUCT
 
 

@@ -2,9 +2,10 @@
 
 ``tape_vjp_flat`` evaluates a function on a tape (``interpreters.tape``) and
 returns its outputs with a ``TapeFunction``, whose ``pull_back`` visits the
-recorded nodes in reverse: a factor node multiplies the cotangent by its
-factor (an ``OutputFactor`` computed then), any other node calls its pullback.
-``tape`` re-exports both names.
+recorded nodes (``interpreters.tape_nodes``) in reverse: a factor node
+multiplies the cotangent by its factor (an ``OutputFactor`` computed then), a
+product node applies its primitive's transpose, any other node calls its
+pullback.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any, Callable, Iterator, Sequence
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.tape import TapeTrace, TapeTracer
+from funcdiff.interpreters.tape_nodes import (FactorNode, MultiOutputNode, OutputFactor,
+                                              ProductNode)
 from funcdiff.interpreters.transpose import add_cotangents
-from funcdiff.primitives.cards import OutputFactor
 from funcdiff.primitives.elementwise import mul
 
 
@@ -62,30 +64,46 @@ class TapeFunction:
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
         if release:
             self.nodes = None
-        for pullback, needed, slot, out_avals in _popped(nodes) if release else reversed(nodes):
-            if pullback is None:  # a factor node: (None, input slot, slot, factor)
-                ct = cts[slot]
+        for node in _popped(nodes) if release else reversed(nodes):
+            kind = type(node)
+            if kind is FactorNode:  # the bulk of scalar code: no call
+                ct = cts[node.slot]
                 if ct is None:
                     continue
-                cts[slot] = None
-                if out_avals is not None:  # the factor (not kept in a local: a released
-                    ct = _times_factor(ct, out_avals)  # node's factor is freed as it goes)
-                prev = cts[needed]
-                cts[needed] = ct if prev is None else add_cotangents(prev, ct)
+                cts[node.slot] = None
+                if node.factor is not None:  # not kept in a local: a released node's
+                    ct = _times_factor(ct, node.factor)  # factor is freed as it goes
+                s = node.input_slot
+                prev = cts[s]
+                cts[s] = ct if prev is None else add_cotangents(prev, ct)
                 continue
-            if out_avals is None:
-                ct = cts[slot]
-                if ct is None:
-                    continue
-                cts[slot] = None
-            else:
-                nout = len(out_avals)
+            slot = node.slot
+            if kind is MultiOutputNode:
+                nout = len(node.out_avals)
                 ct = cts[slot:slot + nout]
                 if all(c is None for c in ct):
                     continue
                 cts[slot:slot + nout] = [None] * nout
-                ct = [Zero(a) if c is None else c for c, a in zip(ct, out_avals)]
-            for s, c in zip(needed, pullback(ct)):
+                ct = [Zero(a) if c is None else c for c, a in zip(ct, node.out_avals)]
+                results = node.pullback(ct)
+            else:
+                ct = cts[slot]
+                if ct is None:
+                    continue
+                cts[slot] = None
+                if kind is ProductNode:
+                    ct_x, ct_y = node.pull_back(ct)
+                    if ct_x is not None and type(ct_x) is not Zero:
+                        s = node.x_slot
+                        prev = cts[s]
+                        cts[s] = ct_x if prev is None else add_cotangents(prev, ct_x)
+                    if ct_y is not None and type(ct_y) is not Zero:
+                        s = node.y_slot
+                        prev = cts[s]
+                        cts[s] = ct_y if prev is None else add_cotangents(prev, ct_y)
+                    continue
+                results = node.pullback(ct)
+            for s, c in zip(node.needed, results):
                 if s and c is not None and type(c) is not Zero:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
@@ -100,7 +118,7 @@ def _times_factor(ct: Any, d: Any) -> Any:
     return mul(ct, d) if isinstance(ct, Tracer) else ct * d
 
 
-def _popped(nodes: list) -> Iterator[tuple]:
+def _popped(nodes: list) -> Iterator[Any]:
     """The nodes from the last, each removed from ``nodes`` as it is handed out."""
     while nodes:
         yield nodes.pop()

@@ -30,7 +30,7 @@ with the program, so it is freed with it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, _trace_stack, get_aval
@@ -78,13 +78,20 @@ class _Plan:
         return program
 
 
+class PlannedCall(NamedTuple):
+    """A planned call's outputs, which of them have no derivative, and its
+    pullback: output cotangents (Zero where none) -> one cotangent per input
+    (None where the input is not ``needed``)."""
+    outs: list
+    out_is_zero: list
+    pullback: Callable
+
+
 def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
-                 params: dict) -> tuple[list, list[bool], Any] | None:
-    """``(outputs, which outputs have no derivative, pullback)`` for ``primitive``
-    applied to concrete ``primals`` from its cached plan, or None when the
-    signature is not planned (the caller linearizes the call instead). The
-    pullback maps the output cotangents (Zero where none) to one cotangent per
-    input (None where the input is not ``needed``)."""
+                 params: dict) -> PlannedCall | None:
+    """The ``PlannedCall`` of ``primitive`` applied to concrete ``primals`` from its
+    cached plan, or None when the signature is not planned (the caller
+    linearizes the call instead)."""
     plan = _plan_for(primitive, primals, needed, params)
     if plan is None:
         return None
@@ -106,7 +113,7 @@ def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
             cts_in = eval_jaxpr(backward.jaxpr, backward.consts, *defined, *cts)
         cts_in = iter(cts_in)
         return [next(cts_in) if m else None for m in plan.mask]
-    return outs, plan.out_is_zero, pullback
+    return PlannedCall(outs, plan.out_is_zero, pullback)
 
 
 def _plan_for(primitive, primals, needed, params) -> _Plan | None:
@@ -163,4 +170,4 @@ def _make_plan(primitive, avals, mask, params) -> _Plan | None:
     return _Plan(split, mask)
 
 
-__all__ = ["planned_node"]
+__all__ = ["planned_node", "PlannedCall"]

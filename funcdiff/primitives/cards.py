@@ -11,13 +11,13 @@ operations, are in ``elementwise_cards``).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, bind, binder, get_aval, instantiate
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
-from funcdiff.interpreters.transpose import UndefinedPrimal
+from funcdiff.interpreters.tape_nodes import BilinearRule
 
 
 def make_op(prim: Primitive, doc: str = "") -> Callable:
@@ -120,94 +120,11 @@ def same_dtype(name: str, *avals: ShapedArray) -> np.dtype:
 # Card declarations
 
 
-class OutputFactor:
-    """A tape factor computed when the backward pass needs it: ``output_deriv(y)``
-    of a unary primitive whose derivative is a function of its output ``y``."""
-
-    __slots__ = ("output_deriv", "y")
-
-    def __init__(self, output_deriv: Callable, y: Any):
-        self.output_deriv = output_deriv
-        self.y = y
-
-    def value(self) -> Any:
-        return self.output_deriv(self.y)
-
-
-def bilinear_vjp(prim: Primitive) -> "BilinearRule":
+def bilinear_vjp(prim: Primitive) -> BilinearRule:
     """The eager reverse rule of a primitive linear in each operand separately
-    (a product): its transpose, taken once per needed operand."""
+    (a product): the tape records a product node, transposed once per needed
+    operand."""
     return BilinearRule(prim)
-
-
-class BilinearRule:
-    """``bilinear_vjp``'s rule: ``(needed, out, x, y, **params) -> BilinearPullback``,
-    keeping only the operand each needed cotangent is made from. The tape
-    recognises it by type and makes the same pullback inline."""
-
-    __slots__ = ("prim",)
-
-    def __init__(self, prim: Primitive):
-        self.prim = prim
-
-    def __call__(self, needed, out, x, y, **params):
-        return BilinearPullback(
-            self.prim, params,
-            UndefinedPrimal(get_aval(x)) if needed[0] else None, y if needed[0] else None,
-            x if needed[1] else None, UndefinedPrimal(get_aval(y)) if needed[1] else None)
-
-
-class BilinearPullback:
-    """The pullback of a bilinear node: ``ct -> (ct_x, ct_y)`` by the primitive's
-    transpose (``x_undefined``/``y_undefined`` mark the needed operands, each
-    paired with the other operand's value). ``batched`` takes a batch of
-    cotangents at once when the primitive has a ``batched_transpose``."""
-
-    __slots__ = ("prim", "params", "x_undefined", "y_kept", "x_kept", "y_undefined")
-
-    def __init__(self, prim, params, x_undefined, y_kept, x_kept, y_undefined):
-        self.prim = prim
-        self.params = params
-        self.x_undefined = x_undefined
-        self.y_kept = y_kept
-        self.x_kept = x_kept
-        self.y_undefined = y_undefined
-
-    def __call__(self, ct):
-        return self._apply(self.prim.transpose, ct)
-
-    def batched(self, ct):
-        """The cotangents for ``ct`` with a leading batch axis (concrete, or a
-        ``DiagonalBatch``), or None when the primitive has no
-        ``batched_transpose`` or no shortcut for a ``DiagonalBatch``."""
-        transpose = self.prim.batched_transpose
-        return None if transpose is None else self._apply(transpose, ct)
-
-    def _apply(self, transpose, ct):
-        ct_x = ct_y = None
-        if self.x_undefined is not None:
-            ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)
-            if ct_x is None:
-                return None
-            ct_x = ct_x[0]
-        if self.y_undefined is not None:
-            ct_y = transpose(ct, self.x_kept, self.y_undefined, **self.params)
-            if ct_y is None:
-                return None
-            ct_y = ct_y[1]
-        return ct_x, ct_y
-
-
-class DiagonalBatch:
-    """The batch of cotangents ``diag(d)`` of a 1-D output: cotangent ``b`` is
-    ``d[b]`` times the unit vector ``e_b`` (jacrev's basis, scaled by the
-    derivatives met on the way back). A ``batched_transpose`` may take it and
-    return the cotangents directly, or return None to be given the dense batch."""
-
-    __slots__ = ("d",)
-
-    def __init__(self, d: np.ndarray):
-        self.d = d
 
 
 def deflinear(prim: Primitive, transpose: Callable, num_linear: int | None = None) -> None:

@@ -22,12 +22,13 @@ import numpy as np
 from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
+from funcdiff.interpreters.tape_nodes import DiagonalBatch
 from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import ANY, EYE, on_zeros, rewrite, zeros
 from funcdiff.passes.zero_propagation import ZERO_OR_FINITE
 from funcdiff.primitives import elementwise
-from funcdiff.primitives.cards import DiagonalBatch, bilinear_vjp, nbytes, same_dtype
+from funcdiff.primitives.cards import bilinear_vjp, nbytes, same_dtype
 from funcdiff.primitives.structural import _checked_impl, transpose, transpose_p
 
 

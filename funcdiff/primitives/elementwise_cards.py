@@ -19,9 +19,9 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Primitive, Role, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
+from funcdiff.interpreters.tape_nodes import OutputFactor
 from funcdiff.primitives import structural
-from funcdiff.primitives.cards import (OutputFactor, broadcast_shapes, elementwise_cost,
-                                       same_dtype)
+from funcdiff.primitives.cards import broadcast_shapes, elementwise_cost, same_dtype
 
 PRODUCT = Role("product", "x * y elementwise with broadcasting: scales a tangent by a derivative")
 SAFE_PRODUCT = Role("safe product", "x * y in which 0 times anything is 0: scales the tangent "

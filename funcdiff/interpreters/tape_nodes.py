@@ -1,0 +1,165 @@
+"""What the eager tape records: one small class per kind of node.
+
+``TapeTrace`` (``interpreters.tape``) appends a node for each differentiable
+operation; the backward passes (``TapeFunction.pull_back``, and jacrev's
+``pull_back_batched``) visit them in reverse and tell the kinds apart by
+class (``type(node) is FactorNode``: cheaper than a method call per node).
+A node names the cotangent slot of its output (``slot``) and the slots of
+the inputs that receive cotangents (0 for an input not on the tape):
+
+- ``FactorNode``: an elementwise operation of one value on the tape, whose
+  cotangent is the output's times ``factor`` (None for 1; an ``OutputFactor``
+  is computed when the backward pass needs it);
+- ``ProductNode``: a product (a layer's ``x @ W``, any primitive whose card
+  declares ``BilinearRule``), keeping only the operand each needed cotangent
+  is made from, and transposed by the primitive's own rule;
+- ``PullbackNode``: any other operation with one output: ``pullback(ct)``
+  gives one cotangent per input;
+- ``MultiOutputNode``: an operation with several outputs, at the slots
+  ``slot .. slot + len(out_avals) - 1``: ``pullback(cts)`` takes their list.
+
+The cards declare the factor and product rules with the types below
+(``OutputFactor``, ``BilinearRule``) and a product's batched transpose may be
+handed a ``DiagonalBatch``: the tape reads them, so they are defined here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from funcdiff.core import get_aval
+from funcdiff.interpreters.transpose import UndefinedPrimal
+
+
+class FactorNode:
+    """The cotangent of the input at ``input_slot`` is the output's times ``factor``."""
+
+    __slots__ = ("slot", "input_slot", "factor")
+
+    def __init__(self, slot: int, input_slot: int, factor: Any):
+        self.slot = slot
+        self.input_slot = input_slot
+        self.factor = factor  # None (a factor of 1), a value, or an OutputFactor
+
+
+class OutputFactor:
+    """A tape factor computed when the backward pass needs it: ``output_deriv(y)``
+    of a unary primitive whose derivative is a function of its output ``y``."""
+
+    __slots__ = ("output_deriv", "y")
+
+    def __init__(self, output_deriv: Callable, y: Any):
+        self.output_deriv = output_deriv
+        self.y = y
+
+    def value(self) -> Any:
+        return self.output_deriv(self.y)
+
+
+class ProductNode:
+    """A product ``primitive(x, y, **params)``, linear in each operand separately.
+
+    ``x_undefined`` (an ``UndefinedPrimal``, when ``x`` is on the tape at
+    ``x_slot``) is paired with ``y_kept``, the value of ``y`` its cotangent is
+    made from; likewise ``y_undefined`` with ``x_kept``. An operand not on the
+    tape has slot 0 and keeps nothing of the other."""
+
+    __slots__ = ("slot", "x_slot", "y_slot", "primitive", "params",
+                 "x_undefined", "y_kept", "x_kept", "y_undefined")
+
+    def __init__(self, slot: int, x_slot: int, y_slot: int, primitive, params: dict,
+                 x_undefined, y_kept, x_kept, y_undefined):
+        self.slot = slot
+        self.x_slot = x_slot
+        self.y_slot = y_slot
+        self.primitive = primitive
+        self.params = params
+        self.x_undefined = x_undefined
+        self.y_kept = y_kept
+        self.x_kept = x_kept
+        self.y_undefined = y_undefined
+
+    def pull_back(self, ct: Any) -> tuple[Any, Any]:
+        """``(ct_x, ct_y)`` by the primitive's transpose (None where not needed)."""
+        return self._apply(self.primitive.transpose, ct)
+
+    def batched(self, ct: Any) -> tuple[Any, Any] | None:
+        """The cotangents for ``ct`` with a leading batch axis (concrete, or a
+        ``DiagonalBatch``), or None when the primitive has no
+        ``batched_transpose`` or no shortcut for a ``DiagonalBatch``."""
+        transpose = self.primitive.batched_transpose
+        return None if transpose is None else self._apply(transpose, ct)
+
+    def _apply(self, transpose, ct):
+        ct_x = ct_y = None
+        if self.x_undefined is not None:
+            ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)
+            if ct_x is None:
+                return None
+            ct_x = ct_x[0]
+        if self.y_undefined is not None:
+            ct_y = transpose(ct, self.x_kept, self.y_undefined, **self.params)
+            if ct_y is None:
+                return None
+            ct_y = ct_y[1]
+        return ct_x, ct_y
+
+
+class BilinearRule:
+    """The reverse rule a card declares for a product (``prim.vjp``): the tape
+    recognises it by type and records a ``ProductNode`` inline. Called as a
+    rule, ``(needed, out, x, y, **params)``, it gives that node's pullback."""
+
+    __slots__ = ("primitive",)
+
+    def __init__(self, primitive):
+        self.primitive = primitive
+
+    def __call__(self, needed, out, x, y, **params) -> Callable:
+        x_slot, y_slot = needed
+        return ProductNode(
+            0, x_slot, y_slot, self.primitive, params,
+            UndefinedPrimal(get_aval(x)) if x_slot else None, y if x_slot else None,
+            x if y_slot else None, UndefinedPrimal(get_aval(y)) if y_slot else None).pull_back
+
+
+class DiagonalBatch:
+    """The batch of cotangents ``diag(d)`` of a 1-D output: cotangent ``b`` is
+    ``d[b]`` times the unit vector ``e_b`` (jacrev's basis, scaled by the
+    derivatives met on the way back). A ``batched_transpose`` may take it and
+    return the cotangents directly, or return None to be given the dense batch."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, d):
+        self.d = d
+
+
+class PullbackNode:
+    """An operation with one output: ``pullback(ct)`` gives one cotangent per
+    input (None where none), for the inputs at slots ``needed``."""
+
+    __slots__ = ("slot", "needed", "pullback")
+
+    def __init__(self, slot: int, needed: Sequence[int], pullback: Callable):
+        self.slot = slot
+        self.needed = needed
+        self.pullback = pullback
+
+
+class MultiOutputNode:
+    """An operation with several outputs, at slots ``slot`` onwards:
+    ``pullback(cts)`` maps their cotangents (a list, Zero where none) to one
+    cotangent per input (None where none), for the inputs at slots ``needed``."""
+
+    __slots__ = ("slot", "needed", "pullback", "out_avals")
+
+    def __init__(self, slot: int, needed: Sequence[int], pullback: Callable, out_avals: list):
+        self.slot = slot
+        self.needed = needed
+        self.pullback = pullback
+        self.out_avals = out_avals
+
+
+__all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
+           "PullbackNode", "MultiOutputNode"]
