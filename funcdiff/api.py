@@ -23,6 +23,7 @@ from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.linearize import LinearFunction, linearize_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
+from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -196,16 +197,16 @@ def _reverse_flat(fun: Callable, primals: Sequence[Any]):
     """Evaluate ``fun`` for reverse mode: on the eager tape when no transform is
     active (the fast path), otherwise by linearize."""
     if tape.usable():
-        return tape.tape_vjp_flat(fun, primals)
+        return tape_vjp_flat(fun, primals)
     return linearize_flat(fun, primals)
 
 
-def _pull_back(lin: "LinearFunction | tape.TapeFunction", cts_out: Sequence[Any],
+def _pull_back(lin: "LinearFunction | TapeFunction", cts_out: Sequence[Any],
                release: bool = False) -> list[Any]:
     """Input cotangents (materialised) for output cotangents ``cts_out``
     (``release``: ``lin`` is used this once; a tape may free its residuals as
     it goes)."""
-    if type(lin) is tape.TapeFunction:
+    if type(lin) is TapeFunction:
         cts_in = lin.pull_back(cts_out, release)
     else:
         staged_cts = [ct for ct, z in zip(cts_out, lin.out_is_zero) if not z]
@@ -289,7 +290,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
 def _drop_outputs(lin, n: int):
     """``lin`` restricted to its first ``n`` outputs (aux outputs dropped)."""
-    if type(lin) is tape.TapeFunction:
+    if type(lin) is TapeFunction:
         return lin.restricted(n)
     staged_before = sum(not z for z in lin.out_is_zero[:n])
     j = lin.jaxpr.jaxpr

@@ -26,7 +26,7 @@ from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
-from funcdiff.interpreters.tape import TapeFunction
+from funcdiff.interpreters.tape_function import TapeFunction
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import slicing, structural
 from funcdiff.tree_util import (PyTreeDef, PyTreeRegistrationError, tree_flatten,

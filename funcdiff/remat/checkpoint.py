@@ -45,6 +45,7 @@ from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.interpreters.staging import JaxprTracer
+from funcdiff.interpreters.tape_function import tape_vjp_flat
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.ir import ClosedJaxpr
 from funcdiff.tree_util import tree_flatten, tree_unflatten
@@ -167,11 +168,11 @@ def _recomputed(jaxpr, primals: list, slots: list, cts: list) -> list:
     def body(*args):
         return eval_with_sources(jaxpr, args)
     if tape.usable() and not any(isinstance(c, core.Tracer) for c in cts):
-        _, fn = tape.tape_vjp_flat(body, primals, in_mask=mask)
+        _, fn = tape_vjp_flat(body, primals, in_mask=mask)
         cts_in = fn.pull_back(cts, release=True)
     else:
         _, lin = linearize_flat(body, primals, in_mask=mask)
-        cts_in = tape._pull_back_linear(cts, mask, lin)
+        cts_in = tape.pull_back_linear(cts, mask, lin)
     return [c if m else None for c, m in zip(cts_in, mask)]
 
 
