@@ -20,8 +20,9 @@ gathered axis, written ``x[:, ..., i]``. When numpy raises IndexError the
 original equations run instead (compiled without fusion), so results and
 errors are those of the unfused program in every case.
 
-The primitives met here are recognised by the roles below, which their cards
-fill (``GATHER.fill(gather_p)``): this layer never imports the cards. The
+The primitives met here are recognised by roles their cards fill: those
+defined below (``GATHER.fill(gather_p)``) and the passes' ``ADD``, ``MUL`` and
+``RESHAPE``; this layer never imports the cards. The
 fused equation stands in the equation list the code generator walks; it has
 an ``Eqn``'s attributes, and its ``primitive`` what the generators read of a
 primitive (``name``, ``impl``, ``multiple_results``, ``traits``, ``lowering``
@@ -37,6 +38,7 @@ import numpy as np
 
 from funcdiff.core import Role
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from funcdiff.passes.traits import ADD, MUL, RESHAPE
 
 _MAX_OFFSETS = 1 << 16  # offset constants up to this size are checked against a layout
 
@@ -46,9 +48,6 @@ SCATTER_ADD = Role("scatter-add along an axis", "scatter_add(operand, positions,
                    "axis=k): operand plus updates added at integer positions along axis k")
 SELECT = Role("elementwise choice", "select(pred, on_true, on_false), elementwise")
 LESS_THAN = Role("elementwise less-than", "x < y, elementwise, a bool array")
-ADD = Role("elementwise sum", "x + y, elementwise with broadcasting")
-MULTIPLY = Role("elementwise product", "x * y, elementwise with broadcasting")
-RESHAPE = Role("change of shape", "the same elements in row-major order under a new shape")
 
 
 class FusedKind:
@@ -168,7 +167,7 @@ def _positions(g: _Graph, a) -> tuple[Any, int, int, np.ndarray | None] | None:
         else:
             return None
     stride = 1
-    mul = g.defining(a, MULTIPLY)
+    mul = g.defining(a, MUL)
     if mul is not None:
         x, y = mul.invars
         stride, a = ((g.int_literal(y), x) if g.int_literal(y) is not None

@@ -21,7 +21,6 @@ import operator
 
 import numpy as np
 
-from funcdiff.compiler import fusion
 from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
 from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
@@ -75,7 +74,6 @@ add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
 SUM.fill(add_p)
 add_p.lowering = lower_ufunc(np.add)
 add_p.scalar_lowering = scalar_operator("({0} + {1})")
-fusion.ADD.fill(add_p)
 
 
 def _add_transpose(ct, x, y):
@@ -177,7 +175,6 @@ mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 PRODUCT.fill(mul_p)
 mul_p.lowering = lower_ufunc(np.multiply)
 mul_p.scalar_lowering = scalar_operator("({0} * {1})")
-fusion.MULTIPLY.fill(mul_p)
 passes.MUL.fill(mul_p)
 mul_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING, passes.NEG_COMMUTING, passes.PRODUCT}
 _UNIT_FACTORS = (  # mul's and safe_mul's

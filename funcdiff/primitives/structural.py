@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 
-from funcdiff.compiler import fusion
 from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower_reshape,
                                          lower_transpose)
 from funcdiff.core import BROADCAST, Primitive, Role, ShapedArray, bind, get_aval
@@ -195,7 +194,6 @@ reshape_p.abstract_eval = _reshape_abstract_eval
 reshape_p.batch = _reshape_batch
 reshape_p.cost = movement_cost
 reshape_p.lowering = lower_reshape
-fusion.RESHAPE.fill(reshape_p)
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)])
 reshape = make_op(reshape_p, "Reshape x to new_sizes (row-major order).")
 passes.RESHAPE.fill(reshape_p)
