@@ -27,9 +27,9 @@ from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from funcdiff.arguments.flattening import (_as_leaf, _describe, _differentiable_leaves, _flat_fun,
-                                 _flatten_args, _materialize, _normalize_argnums, _partial_on,
-                                 _wraps, _zeros_like_aval)
+from funcdiff.arguments.flattening import (OutInfo, _as_leaf, _describe, _differentiable_leaves,
+                                 _flat_fun, _flatten_args, _materialize, _normalize_argnums,
+                                 _partial_on, _wraps, _zeros_like_aval)
 from funcdiff.arguments.batch import batched_call
 
 # ---------------------------------------------------------------------------
@@ -67,11 +67,11 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callabl
         dyn_nums = tuple(i for i in range(len(args)) if i not in nums)
         dyn_args = [args[i] for i in dyn_nums]
         leaves, in_tree = _flatten_args(dyn_args, "make_jaxpr")
-        store: list = []
-        f_flat = _flat_fun(_partial_on(f, args, dyn_nums), in_tree, store,
+        out_info = OutInfo()
+        f_flat = _flat_fun(_partial_on(f, args, dyn_nums), in_tree, out_info,
                            transform="make_jaxpr")
         closed = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves])
-        closed.in_tree, closed.out_tree = in_tree, store[0]
+        closed.in_tree, closed.out_tree = in_tree, out_info.tree
         return closed
     return make
 
@@ -145,15 +145,15 @@ def _jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: 
     t_leaves, t_tree = tree_flatten(tuple(tangents))
     t_flat = _check_tangents(p_flat, [_as_leaf(t, name, "tangent") for t in t_leaves],
                              p_tree, t_tree, name)
-    store: list = []
-    f_flat = _flat_fun(lambda *a: f(*a), p_tree, store, has_aux, name)
+    out_info = OutInfo()
+    f_flat = _flat_fun(lambda *a: f(*a), p_tree, out_info, has_aux, name)
     outs, out_tangents = jvp_flat(f_flat, p_flat, t_flat)
     out_tangents = [_materialize(t) for t in out_tangents]
     if has_aux:
-        out_tree, aux_tree, n = store
+        out_tree, aux_tree, n = out_info.tree, out_info.aux_tree, out_info.n
         return (tree_unflatten(out_tree, outs[:n]), tree_unflatten(out_tree, out_tangents[:n]),
                 aux_tree.unflatten(outs[n:]))
-    return tree_unflatten(store[0], outs), tree_unflatten(store[0], out_tangents)
+    return tree_unflatten(out_info.tree, outs), tree_unflatten(out_info.tree, out_tangents)
 
 
 def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
@@ -173,9 +173,9 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     3.0
     """
     p_flat, p_tree = _flatten_args(primals, "linearize", "primal")
-    store: list = []
-    outs, lin = linearize_flat(_flat_fun(f, p_tree, store, transform="linearize"), p_flat)
-    out_tree = store[0]
+    out_info = OutInfo()
+    outs, lin = linearize_flat(_flat_fun(f, p_tree, out_info, transform="linearize"), p_flat)
+    out_tree = out_info.tree
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_flatten(tuple(tangents))
@@ -245,10 +245,10 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     (array([2., 4.]),)
     """
     p_flat, p_tree = _flatten_args(primals, "vjp", "primal")
-    store: list = []
-    outs, lin = _reverse_flat(_flat_fun(f, p_tree, store, has_aux, "vjp"), p_flat)
-    n = store[2] if has_aux else len(outs)
-    out_tree = store[0]
+    out_info = OutInfo()
+    outs, lin = _reverse_flat(_flat_fun(f, p_tree, out_info, has_aux, "vjp"), p_flat)
+    n = out_info.n
+    out_tree = out_info.tree
     lin_out = _drop_outputs(lin, n) if has_aux else lin
 
     def vjp_fn(ct):
@@ -284,7 +284,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         return tree_unflatten(p_tree, _pull_back(lin_out, checked))
     result = (tree_unflatten(out_tree, outs[:n]), vjp_fn)
     if has_aux:
-        return result + (store[1].unflatten(outs[n:]),)
+        return result + (out_info.aux_tree.unflatten(outs[n:]),)
     return result
 
 
@@ -324,11 +324,11 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     def value_and_grad_f(*args, **kwargs):
         nums = _normalize_argnums(argnums, len(args), "grad")
         p_flat, p_tree = _differentiable_leaves(args, nums, "grad")
-        store: list = []
+        out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
-        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, "grad")
+        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, out_info, has_aux, "grad")
         outs, lin = _reverse_flat(f_flat, p_flat)
-        out_tree = store[0]
+        out_tree = out_info.tree
         if out_tree.num_leaves != 1:
             raise DifferentiationError(
                 f"grad requires a scalar output, but f returned a pytree {out_tree}. Use "
@@ -359,7 +359,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
             grads = grads[0]
         value = tree_unflatten(out_tree, outs[:1])
         if has_aux:
-            return (value, store[1].unflatten(outs[store[2]:])), grads
+            return (value, out_info.aux_tree.unflatten(outs[out_info.n:])), grads
         return value, grads
     return value_and_grad_f
 
@@ -419,10 +419,10 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
             raise DifferentiationError(
                 f"linear_transpose: primal leaf {i} has dtype {get_aval(p).dtype}; linear "
                 "functions are transposed over floating inputs only.")
-    store: list = []
-    closed = trace_to_jaxpr(_flat_fun(f, p_tree, store, transform="linear_transpose"),
+    out_info = OutInfo()
+    closed = trace_to_jaxpr(_flat_fun(f, p_tree, out_info, transform="linear_transpose"),
                             [get_aval(x) for x in p_flat], dynamic=False)
-    out_tree = store[0]
+    out_tree = out_info.tree
 
     def f_transpose(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -483,11 +483,11 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     @_wraps(f)
     def vmapped(*args, **kwargs):
         fk, leaves, in_tree, dims, size = batched_call(f, args, kwargs, in_axes, axis_size)
-        store: list = []
-        f_flat = _flat_fun(fk, in_tree, store, transform="vmap")
+        out_info = OutInfo()
+        f_flat = _flat_fun(fk, in_tree, out_info, transform="vmap")
 
         def out_dims():
-            out_tree = store[0]
+            out_tree = out_info.tree
             template = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             try:
                 return broadcast_prefix(out_axes, template)
@@ -496,7 +496,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
         try:
             outs = vmap_flat(f_flat, size, dims, leaves, out_dims)
         except OutputAxisError as e:  # name the output by its path in f's result
-            path = store[0].leaf_paths()[e.index]
+            path = out_info.tree.leaf_paths()[e.index]
             raise BatchingError(f"vmap output{' ' + path if path else ''} {e.problem}") from None
-        return tree_unflatten(store[0], outs)
+        return tree_unflatten(out_info.tree, outs)
     return vmapped

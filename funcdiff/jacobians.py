@@ -18,8 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.arguments.flattening import (_differentiable_leaves, _flat_fun, _is_array_like,
-                                 _materialize, _normalize_argnums, _partial_on, _wraps)
+from funcdiff.arguments.flattening import (OutInfo, _differentiable_leaves, _flat_fun,
+                                 _is_array_like, _materialize, _normalize_argnums, _partial_on,
+                                 _wraps)
 from funcdiff.api import _drop_outputs, _jvp, _pull_back, _reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
@@ -68,9 +69,9 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
         nums = _normalize_argnums(argnums, len(args), name)
         p_flat, p_tree = _differentiable_leaves(args, nums, name)
         in_avals = [get_aval(x) for x in p_flat]
-        store: list = []
+        out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
-        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, store, has_aux, name)
+        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, out_info, has_aux, name)
         blocks = []
         if mode == "fwd":
             # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
@@ -79,19 +80,19 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
 
             def push(*t):
                 primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
-                n_main = store[2] if has_aux else len(primals_out)
+                n_main = out_info.n
                 _check_float_outputs([get_aval(p) for p in primals_out[:n_main]], name)
                 return [_materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
 
             def out_dims():
-                n_main = store[2] if has_aux else store[0].num_leaves
-                n_aux = store[1].num_leaves if has_aux else 0
+                n_main = out_info.n
+                n_aux = out_info.aux_tree.num_leaves if has_aux else 0
                 return [-1] * n_main + [None] * n_aux
             results = _chunked(lambda chunk, size: vmap_flat(push, size, [0] * len(chunk),
                                                              chunk, out_dims),
                                basis, n, chunk_size, out_dims)
-            out_tree = store[0]
-            n_out = store[2] if has_aux else out_tree.num_leaves
+            out_tree = out_info.tree
+            n_out = out_info.n
             cols, aux_leaves = results[:n_out], results[n_out:]
             for j in cols:
                 aval = get_aval(j)
@@ -105,8 +106,8 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                 blocks.append(tree_unflatten(p_tree, row))
         else:
             outs, lin = _reverse_flat(f_flat, p_flat)
-            out_tree = store[0]
-            n_out = store[2] if has_aux else out_tree.num_leaves
+            out_tree = out_info.tree
+            n_out = out_info.n
             lin_main = _drop_outputs(lin, n_out) if has_aux else lin
             out_avals = lin.out_avals[:n_out]
             aux_leaves = outs[n_out:]
@@ -137,7 +138,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             blocks = [b[0] for b in blocks]
         jac = tree_unflatten(out_tree, blocks)
         if has_aux:
-            return jac, store[1].unflatten(aux_leaves)
+            return jac, out_info.aux_tree.unflatten(aux_leaves)
         return jac
     return jac_f
 
@@ -297,9 +298,9 @@ def _signature(value: Any) -> tuple | None:
 def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
                 has_aux: bool) -> list[ShapedArray]:
     """The avals of ``f``'s (main) outputs, found by staging without computing."""
-    store: list = []
-    closed = trace_to_jaxpr(_flat_fun(f, tree, store, has_aux, "jacobian"), list(avals))
-    n = store[2] if has_aux else store[0].num_leaves
+    out_info = OutInfo()
+    closed = trace_to_jaxpr(_flat_fun(f, tree, out_info, has_aux, "jacobian"), list(avals))
+    n = out_info.n
     return closed.out_avals[:n]
 
 

@@ -81,12 +81,13 @@ from funcdiff.numpy import (_array_api, _assembly, _broadcasting, _calculus,  # 
                             _counting, _einsum, _functional, _histograms, _index_arithmetic, _indexing, _joining,
                             _linalg_basic, _nonzero, _padding, _polynomial, _polynomial_fit,
                             _polynomial_roots, _selection, _sets, _shape, _sorting, _statistics,
-                            _take_put, _tiling, _unique_api, _windows)
+                            _take_put, _tiling, _unique_api, _util, _windows)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
 from funcdiff.numpy._shape import *  # noqa: F401,F403,E402
 from funcdiff.numpy._broadcasting import *  # noqa: F401,F403,E402
+from funcdiff.numpy._util import *  # noqa: F401,F403,E402
 from funcdiff.numpy._joining import *  # noqa: F401,F403,E402
 from funcdiff.numpy._tiling import *  # noqa: F401,F403,E402
 from funcdiff.numpy._padding import *  # noqa: F401,F403,E402
@@ -118,7 +119,7 @@ from funcdiff.numpy import _interop  # noqa: E402
 _interop.install_tracer_methods()
 
 _MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _integers, _creation, _spacing,
-            _diagonals, _reductions, _quantiles, _nan_reductions, _shape, _broadcasting, _joining, _tiling,
+            _diagonals, _reductions, _quantiles, _nan_reductions, _shape, _util, _broadcasting, _joining, _tiling,
             _padding, _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero,
             _selection, _assembly, _index_arithmetic, _polynomial, _polynomial_fit,
             _polynomial_roots, _counting, _histograms, _sets, _unique_api, _calculus,

@@ -22,8 +22,8 @@ from funcdiff.primitives.cards import broadcast_shapes as _broadcast_shapes
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     """Broadcast an array to a new shape (numpy broadcasting rules).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.broadcast_to(np.array([1, 2]), (2, 2))
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.broadcast_to(np.array([1, 2]), (2, 2))
     array([[1, 2],
            [1, 2]])
     """
@@ -42,8 +42,8 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
 def broadcast_arrays(*args: Any, subok: bool = False) -> tuple:
     """Broadcast arrays against each other; returns a tuple (numpy 2).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> [y.shape for y in s.broadcast_arrays(np.ones(3), np.ones((2, 1)))]
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> [y.shape for y in fnp.broadcast_arrays(np.ones(3), np.ones((2, 1)))]
     [(2, 3), (2, 3)]
     """
     arrays = [_arr(a, "broadcast_arrays") for a in args]
@@ -95,8 +95,8 @@ def _atleast(name: str, nd: int, arys: tuple) -> Any:
 def atleast_1d(*arys: Any) -> Any:
     """View inputs as arrays with at least one dimension (a tuple for several inputs).
 
-    >>> import funcdiff.numpy._shape as s
-    >>> s.atleast_1d(3.0)
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.atleast_1d(3.0)
     array([3.])
     """
     return _atleast("atleast_1d", 1, arys)

@@ -20,6 +20,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (AxisError, DTypeError, FunctionalDiffError, ShapeError,
                              UnsupportedNumpyError)
+from funcdiff.numpy import _util
 from funcdiff.primitives import complex_ops, slicing
 from funcdiff.primitives import elementwise as ew
 
@@ -40,7 +41,6 @@ def _array(name: str, a: Any, min_rank: int = 1) -> Any:
     """``a`` as a tracer or numpy array of a dtype funcdiff supports (complex included)."""
     if not isinstance(a, (Tracer, np.ndarray)):
         if isinstance(a, (list, tuple)):
-            from funcdiff.numpy import _util
             a = _util.asarray(a, _fname(name)) if _has_tracer(a) else np.asarray(a)
         else:
             a = np.asarray(a)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+import funcdiff.numpy as fnp
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError
 from funcdiff.numpy._fft_arguments import _array, _as_list, _fname
@@ -86,7 +87,6 @@ def _frequencies(name: str, n: Any, d: Any, device: Any, counts: np.ndarray) -> 
     if device not in (None, "cpu"):
         raise InvalidArgumentError(f"{_fname(name)} runs on the CPU only; got device={device!r}")
     if isinstance(d, Tracer):
-        from funcdiff import numpy as fnp
         return fnp.multiply(counts.astype(np.float64), fnp.divide(1.0, fnp.multiply(n, d)))
     return counts * (1.0 / (n * d))
 

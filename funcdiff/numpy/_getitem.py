@@ -27,6 +27,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._index_parsing import _INDEX_DTYPE, _parse
+from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
 
@@ -160,7 +161,6 @@ def _flat_index(indices: list, out_shape: tuple) -> Any:
                     f"index {i[bad].flat[0]} is out of bounds for {where} with size {n}")
             flat = flat + np.where(i < 0, i + n, i) * stride
         return flat
-    from funcdiff.primitives import elementwise as el
     flat = None
     for (i, n, _), stride in zip(indices, strides):
         i = _util.cast(i, _INDEX_DTYPE) if isinstance(i, Tracer) else np.asarray(i, _INDEX_DTYPE)

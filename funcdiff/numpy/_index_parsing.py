@@ -82,9 +82,8 @@ def _entry(e: Any) -> tuple:
         value = _concrete_or_none(e)
         return ("adv", e) if value is None else _entry(value)
     if isinstance(e, (list, tuple)):
-        from funcdiff.numpy._shape import stack_nested
         if any(isinstance(v, Tracer) for v in _util._flat(e)):
-            return _entry(stack_nested(e))
+            return _entry(_util.stack_nested(e))
         arr = np.asarray(e)
         if arr.size == 0 and arr.dtype.kind == "f":  # numpy treats [] as an empty index
             arr = arr.astype(_INDEX_DTYPE)

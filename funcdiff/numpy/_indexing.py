@@ -25,7 +25,8 @@ from funcdiff.numpy import _util
 from funcdiff.numpy._getitem import getitem
 from funcdiff.numpy._index_parsing import (_INDEX_DTYPE, NonConcreteBooleanIndexError,
                                            _concrete_or_none, _mask_value)
-from funcdiff.primitives import indexing, structural
+from funcdiff.primitives import elementwise as el
+from funcdiff.primitives import indexing, reductions, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
 
 
@@ -143,7 +144,6 @@ class _IndexUpdateRef:
         return structural.reshape(out, new_sizes=aval.shape) if aval.shape != (aval.size,) else out
 
     def _combine(self, method: str, values: Any) -> Any:
-        from funcdiff.primitives import elementwise as el
         op = {"multiply": el.mul, "min": el.min, "max": el.max}[method]
         aval, out, positions, values = self._prepare(method, values)
         count = math.prod(get_aval(positions).shape)
@@ -172,7 +172,6 @@ class _IndexUpdateRef:
 def _combine_traced(method, op, flat_x, positions, values, count, aval):
     """multiply/min/max at abstract positions: a one-hot (updates x positions) table
     reduced over the updates (exact for repeated indices; memory count * size)."""
-    from funcdiff.primitives import elementwise as el, reductions
     pos = structural.reshape(positions, new_sizes=(count, 1))
     hit = el.eq(pos, np.arange(aval.size, dtype=_INDEX_DTYPE).reshape(1, aval.size))
     if method == "multiply":

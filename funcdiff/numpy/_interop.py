@@ -47,7 +47,7 @@ from funcdiff.numpy._numpy_dispatch import (  # noqa: F401  re-exported: moved t
     _numpy_name, _numpy_objects, _submodule_functions, _tables)
 from funcdiff.numpy._operators import (  # noqa: F401  re-exported: moved to _operators
     _BINARY_OPERATORS, _COMPARISONS, _FALLBACKS, _FLOAT_SCALAR_OPS, _LOGICAL_OF, _METHODS,
-    _UNARY_OPERATORS, _array_method, _astype, _at, _binary, _bitwise, _conj, _ew, _getitem,
+    _UNARY_OPERATORS, _array_method, _astype, _at, _binary, _bitwise, _conj, _getitem,
     _identity, _imag, _is_bool, _nonzero, _real, _reshape_method, _resolve, _resolved,
     _swap_last_two, _transpose_method, _unary)
 

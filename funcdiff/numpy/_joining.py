@@ -24,10 +24,13 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+import funcdiff.numpy as fnp
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
+from funcdiff.numpy._broadcasting import atleast_3d
+from funcdiff.numpy._shape import _arr, _axis, _int, _shape, ravel
 from funcdiff.primitives import slicing, structural
 
 
@@ -178,8 +181,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = Non
                 casting: str = "same_kind") -> Any:
     """Join a sequence of arrays along an existing axis (``axis=None`` flattens first).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.concatenate([np.array([1, 2]), np.array([3.5])])
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.concatenate([np.array([1, 2]), np.array([3.5])])
     array([1. , 2. , 3.5])
     """
     if out is not None:
@@ -198,8 +201,8 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
           casting: str = "same_kind") -> Any:
     """Join arrays of one shape along a new axis.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.stack([np.ones(3), np.zeros(3)], axis=1).shape
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.stack([np.ones(3), np.zeros(3)], axis=1).shape
     (3, 2)
     """
     if out is not None:
@@ -272,7 +275,6 @@ def block(arrays: Any) -> Any:
                 f"{depth} deep but {path} is nested {d} deep. Every block must sit at the same "
                 "depth; wrap a block in a list, or stack it first.")
     if depth == 0:
-        import funcdiff.numpy as fnp
         return fnp.copy(arrays)
     ndim = builtins.max([depth] + [len(_shape(leaf)) for _, _, leaf in leaves])
     blocks = iter(leaf for _, _, leaf in leaves)
@@ -333,8 +335,8 @@ def _split_points(name: str, n: int, indices_or_sections: Any, equal: bool) -> l
 def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split an array into sub-arrays (sections may differ in size by one).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> [p.tolist() for p in s.array_split(np.arange(5), 2)]
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> [p.tolist() for p in fnp.array_split(np.arange(5), 2)]
     [[0, 1, 2], [3, 4]]
     """
     return _split("array_split", ary, indices_or_sections, axis, equal=False)
@@ -343,8 +345,8 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
 def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split an array into equal sections or at the given indices.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> [p.tolist() for p in s.split(np.arange(6), [2, 3])]
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> [p.tolist() for p in fnp.split(np.arange(6), [2, 3])]
     [[0, 1], [2], [3, 4, 5]]
     """
     return _split("split", ary, indices_or_sections, axis, equal=True)
@@ -414,10 +416,3 @@ def dsplit(ary: Any, indices_or_sections: Any) -> list:
 
 __all__ = ["concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "array_split", "hsplit", "vsplit", "dsplit", "block"]
-
-
-# _shape's helpers and functions, imported last: _shape re-exports this module's
-# functions at its end, so either module may be imported first.
-from funcdiff.numpy._shape import (  # noqa: E402
-    _arr, _axis, _int, _shape, ravel)
-from funcdiff.numpy._broadcasting import atleast_3d  # noqa: E402

@@ -24,14 +24,15 @@ from typing import Any, Callable
 
 import numpy as np
 
+import funcdiff.numpy as fnp
 from funcdiff.core import Tracer
 from funcdiff.errors import UnsupportedNumpyError
+from funcdiff.numpy import _shape
 from funcdiff.numpy._tracer_conversion import _unsupported
 
 
 def _fnp():
-    import funcdiff.numpy as fnp  # the namespace this module serves; imported at call time
-    return fnp
+    return fnp  # the namespace this module serves (being imported when this module is)
 
 
 # ---------------------------------------------------------------------------
@@ -191,7 +192,6 @@ def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwa
         fn = tables["ufuncs"].get(ufunc)
         if fn is None:
             raise _unsupported(f"{name}.outer")
-        from funcdiff.numpy import _shape
         a, b = (_shape._arr(v, f"{ufunc.__name__}.outer") for v in inputs)
         a = _shape.reshape(a, _shape._shape(a) + (1,) * len(_shape._shape(b)))
         return fn(a, b, **kwargs)

@@ -17,8 +17,11 @@ from typing import Any, Callable
 import numpy as np
 
 from funcdiff import dtypes
+from funcdiff.numpy import _shape, _util
+from funcdiff.numpy._indexing import _IndexUpdateHelper, getitem
 from funcdiff.numpy._numpy_dispatch import _fnp
 from funcdiff.numpy._tracer_conversion import _unsupported
+from funcdiff.primitives import elementwise
 
 
 # ---------------------------------------------------------------------------
@@ -89,11 +92,6 @@ def _bitwise(name: str, what: str) -> Callable:
 _FLOAT_SCALAR_OPS = {"add": "add", "subtract": "sub", "multiply": "mul"}
 
 
-def _ew():
-    from funcdiff.primitives import elementwise  # the primitive layer, below this one
-    return elementwise
-
-
 def _binary(name: str, dunder: str, reflected: bool) -> Callable:
     what = f"the operator {dunder}"
     if name in _LOGICAL_OF:
@@ -106,7 +104,7 @@ def _binary(name: str, dunder: str, reflected: bool) -> Callable:
     if fast is not None:
         # A float array with a Python float, the commonest operator call: numpy 2
         # keeps the array's dtype, so the primitive applies directly.
-        op = getattr(_ew(), fast)
+        op = getattr(elementwise, fast)
         if reflected:
             def method(self, other):
                 if type(other) is float:
@@ -153,7 +151,6 @@ def _array_method(method_name: str, fn_name: str) -> Callable:
 
 def _reshape_method(self, *shape, order="C", **kwargs):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
-    from funcdiff.numpy import _shape
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     if not shape and "shape" in kwargs:
@@ -163,7 +160,6 @@ def _reshape_method(self, *shape, order="C", **kwargs):
 
 def _transpose_method(self, *axes):
     """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
-    from funcdiff.numpy import _shape
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]
     return _shape.transpose(self, axes if axes else None)
@@ -171,7 +167,6 @@ def _transpose_method(self, *axes):
 
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """``x.astype(dtype)``: a cast (a no-op when the dtype already matches)."""
-    from funcdiff.numpy import _util
     return _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype", allow_complex=True))
 
 
@@ -197,17 +192,14 @@ def _nonzero(self, *, size=None, fill_value=None):
 
 
 def _getitem(self, idx):
-    from funcdiff.numpy._indexing import getitem
     return getitem(self, idx)
 
 
 def _at(self):
     """Functional updates: ``x.at[idx].set(v)``, ``.add(v)``, ``.multiply(v)``, ``.min(v)``,
     ``.max(v)``, ``.get()``."""
-    from funcdiff.numpy._indexing import _IndexUpdateHelper
     return _IndexUpdateHelper(self)
 
 
 def _swap_last_two(self):
-    from funcdiff.numpy import _shape
     return _shape.swapaxes(self, -1, -2)

@@ -18,6 +18,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
+from funcdiff.numpy._shape import _arr, _axis, _shape, _take_static
 from funcdiff.primitives import slicing
 
 
@@ -79,8 +80,8 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
       UnsupportedNumpyError: another mode, a callable mode or ``reflect_type='odd'``.
       ShapeError: negative widths or a non-constant pad of an empty axis.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.pad(np.array([1, 2, 3]), (2, 1), mode="reflect")
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.pad(np.array([1, 2, 3]), (2, 1), mode="reflect")
     array([3, 2, 1, 2, 3, 2])
     """
     array = _arr(array, "pad")
@@ -141,8 +142,3 @@ def _pad_constant(array: Any, widths: list, values: Any, dtype: np.dtype) -> Any
 
 
 __all__ = ["pad"]
-
-
-# _shape's helpers and functions, imported last: _shape re-exports this module's
-# functions at its end, so either module may be imported first.
-from funcdiff.numpy._shape import _arr, _axis, _shape, _take_static  # noqa: E402

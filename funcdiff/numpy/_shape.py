@@ -5,8 +5,7 @@ and indexing primitives (reshape, transpose, broadcast_in_dim, slice, rev,
 concatenate, pad, gather, scatter), so each one traces, differentiates,
 batches and jits with no rule of its own. Only settings (axes, shapes, counts,
 pad widths) are computed with numpy, never values; semantics and result
-dtypes are numpy 2's. This module holds reshaping and axis functions,
-``stack_nested`` (nested lists holding tracers, for ``array``) and the helpers
+dtypes are numpy 2's. This module holds reshaping and axis functions and the helpers
 the family shares, such as ``_take_static``, which turns a static index
 pattern into a few slices, reversals and one concatenate rather than a gather.
 The rest of the family builds on them, each module listing its own names:
@@ -25,7 +24,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
@@ -345,70 +343,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
     return structural.expand_dims(a, dimensions=tuple(sorted(dims)))
 
 
-# ---------------------------------------------------------------------------
-# Nested lists holding tracers (used by funcdiff.numpy.array / asarray)
-
-
-def stack_nested(obj: Any, dtype: Any = None) -> Any:
-    """An array from a nested list/tuple whose leaves may be tracers, arrays or scalars.
-
-    Leaves are promoted as ``numpy.array`` would (Python scalars count as
-    float64/int64/bool, not weakly). Every leaf is flattened in row-major order
-    (runs of constant leaves become one numpy constant), joined by one
-    concatenate and reshaped, so the result is differentiable in each traced leaf.
-
-    Raises:
-      ShapeError: the nesting is ragged.
-
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.stack_nested([[1, 2], [np.float32(3), 4]])
-    array([[1., 2.],
-           [3., 4.]])
-    """
-    leaves: list = []
-
-    def shape_of(o) -> tuple:
-        if isinstance(o, (list, tuple)):
-            shapes = [shape_of(e) for e in o]
-            if any(t != shapes[0] for t in shapes):
-                raise ShapeError(
-                    "funcdiff.numpy.array: the nested sequence is ragged (its elements have "
-                    f"shapes {', '.join(str(t) for t in shapes)}); every element of a level "
-                    "must have the same shape.")
-            return (len(o),) + (shapes[0] if shapes else ())
-        leaf = o if isinstance(o, Tracer) else _util.asarray(o, "array")
-        leaves.append(leaf)
-        return _shape(leaf)
-    shape = shape_of(obj)
-    if dtype is not None:
-        target = dtypes.check_dtype(dtype, "the dtype= of funcdiff.numpy.array")
-    elif leaves:
-        target = dtypes.result_type(*leaves)
-    else:
-        target = dtypes.default_float
-    pieces, constants = [], []
-
-    def flush():
-        if constants:
-            pieces.append(np.concatenate(constants).astype(target))
-            constants.clear()
-    for leaf in leaves:
-        if isinstance(leaf, Tracer):
-            flush()
-            flat = _util.cast(leaf, target)
-            if leaf.ndim != 1:
-                flat = structural.reshape(flat, new_sizes=(leaf.size,))
-            pieces.append(flat)
-        else:
-            constants.append(np.ravel(leaf))
-    flush()
-    if not pieces:
-        return np.zeros(shape, target)
-    out = pieces[0] if len(pieces) == 1 else structural.concatenate(*pieces, dimension=0)
-    return out if len(shape) == 1 else structural.reshape(out, new_sizes=shape)
-
-
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "moveaxis", "swapaxes", "rollaxis", "squeeze",
-    "expand_dims", "stack_nested",
+    "expand_dims",
 ]

@@ -18,6 +18,7 @@ import numpy as np
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
+from funcdiff.numpy._nonzero import unique_sized
 from funcdiff.primitives import cumulative, indexing, reductions, sorting
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
@@ -410,7 +411,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                 "funcdiff.numpy.unique supports size= for the unique values of the flattened "
                 "array only; call it without axis and return_index/return_inverse/"
                 "return_counts, or without size on a concrete array.")
-        from funcdiff.numpy._nonzero import unique_sized
         size = _util.static_count(size, "unique", "size", "the number of results")
         return unique_sized(_util.asarray(ar, "unique"), size, fill_value, equal_nan)
     if not isinstance(ar, Tracer):

@@ -19,6 +19,8 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
+from funcdiff.numpy._shape import _INDEX_DTYPE, _arr, _axis, _shape, ravel, reshape
+from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
 
@@ -34,8 +36,8 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     ``'clip'`` clips to the valid range; the default raises for out-of-bounds
     concrete indices (traced indices are checked when the program runs).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.take(np.array([[1, 2], [3, 4]]), [-1, 0])
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.take(np.array([[1, 2], [3, 4]]), [-1, 0])
     array([4, 1])
     """
     if (out is None and type(indices) is np.ndarray and indices.dtype == _INDEX_DTYPE
@@ -107,7 +109,6 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
             offsets = offsets + (np.arange(out_shape[k]) * strides[k]).reshape(
                 (1,) * k + (out_shape[k],) + (1,) * (len(shape) - k - 1))
     if isinstance(indices, Tracer):
-        from funcdiff.primitives import elementwise as el
         flat = el.add(el.mul(indices, np.asarray(strides[axis], _INDEX_DTYPE)), offsets)
         flat = structural.broadcast_to(flat, out_shape)
     else:
@@ -118,8 +119,8 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
     """Take values along an axis at positions given per element (as argsort returns).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.take_along_axis(np.array([[10, 30, 20]]), np.array([[0, 2, 1]]), axis=1)
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.take_along_axis(np.array([[10, 30, 20]]), np.array([[0, 2, 1]]), axis=1)
     array([[10, 20, 30]])
     """
     arr, flat, _ = _along_axis("take_along_axis", arr, indices, axis)
@@ -132,8 +133,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
 
     Repeated positions keep the last write; ``values`` is broadcast and cast to arr's dtype.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.put_along_axis(np.zeros((1, 3)), np.array([[2]]), 5.0, axis=1)
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.put_along_axis(np.zeros((1, 3)), np.array([[2]]), 5.0, axis=1)
     array([[0., 0., 5.]])
     """
     orig = _arr(arr, "put_along_axis")
@@ -175,7 +176,6 @@ def _normalize_index_array(name: str, indices: Any, size: int, mode: str = "rais
                 f"funcdiff.numpy.{name}: index {idx[bad].flat[0]} is out of bounds for axis "
                 f"with size {size}")
         return np.where(idx < 0, idx + size, idx)
-    from funcdiff.primitives import elementwise as el
     idx = _util.cast(indices, _INDEX_DTYPE)
     n = np.asarray(size, _INDEX_DTYPE)
     if mode == "wrap":
@@ -193,8 +193,8 @@ def _normalize_index_array(name: str, indices: Any, size: int, mode: str = "rais
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
     """Row and column indices of the lower triangle of an (n, m) array.
 
-    >>> import funcdiff.numpy._shape as s
-    >>> s.tril_indices(2)
+    >>> import funcdiff.numpy as fnp
+    >>> fnp.tril_indices(2)
     (array([0, 1, 1]), array([0, 0, 1]))
     """
     return tuple(np.nonzero(np.tri(n, m, k=k, dtype=bool)))
@@ -226,8 +226,3 @@ def triu_indices_from(arr: Any, k: int = 0) -> tuple:
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "tril_indices", "triu_indices",
            "tril_indices_from", "triu_indices_from"]
-
-
-# _shape's helpers and functions, imported last: _shape re-exports this module's
-# functions at its end, so either module may be imported first.
-from funcdiff.numpy._shape import _INDEX_DTYPE, _arr, _axis, _shape, ravel, reshape  # noqa: E402

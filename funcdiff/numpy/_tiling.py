@@ -21,6 +21,8 @@ import numpy as np
 
 from funcdiff.core import concrete_value
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
+from funcdiff.numpy._joining import _operand
+from funcdiff.numpy._shape import _INDEX_DTYPE, _arr, _axes, _axis, _int, _shape, transpose
 from funcdiff.primitives import indexing, slicing, structural
 
 
@@ -67,8 +69,8 @@ def _tile_plan(shape: tuple, reps: Any) -> tuple:
 def tile(A: Any, reps: Any) -> Any:
     """Repeat a whole array ``reps`` times along each axis.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.tile(np.array([1, 2]), (2, 2))
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.tile(np.array([1, 2]), (2, 2))
     array([[1, 2, 1, 2],
            [1, 2, 1, 2]])
     """
@@ -114,8 +116,8 @@ def _repeat_plan(shape: tuple, repeats: Any, axis: Any) -> tuple:
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     """Repeat each element of an array (``repeats`` a concrete int or one int per element).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.repeat(np.array([1, 2]), [1, 3])
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.repeat(np.array([1, 2]), [1, 3])
     array([1, 2, 2, 2])
     """
     a = _operand(a, "repeat")
@@ -139,8 +141,8 @@ def _flip_dims(ndim: int, axis: Any) -> tuple[int, ...]:
 def flip(m: Any, axis: Any = None) -> Any:
     """Reverse the order of elements along the given axes (all when None).
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.flip(np.array([[1, 2], [3, 4]]), 1)
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.flip(np.array([[1, 2], [3, 4]]), 1)
     array([[2, 1],
            [4, 3]])
     """
@@ -205,8 +207,8 @@ def _roll_plan(shape: tuple, shift: Any, axis: Any) -> tuple:
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     """Roll elements along axes; elements shifted past the end come back at the start.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.roll(np.arange(5), 2)
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.roll(np.arange(5), 2)
     array([3, 4, 0, 1, 2])
     """
     a = _operand(a, "roll")
@@ -235,8 +237,8 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
 def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
     """Rotate an array by 90 degrees ``k`` times in the plane of ``axes``.
 
-    >>> import funcdiff.numpy._shape as s, numpy as np
-    >>> s.rot90(np.array([[1, 2], [3, 4]]))
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.rot90(np.array([[1, 2], [3, 4]]))
     array([[2, 4],
            [1, 3]])
     """
@@ -261,10 +263,3 @@ def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
 
 
 __all__ = ["tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90"]
-
-
-# _shape's helpers and functions, imported last: _shape re-exports this module's
-# functions at its end, so either module may be imported first.
-from funcdiff.numpy._shape import (  # noqa: E402
-    _INDEX_DTYPE, _arr, _axes, _axis, _int, _shape, transpose)
-from funcdiff.numpy._joining import _operand  # noqa: E402

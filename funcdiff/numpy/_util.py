@@ -1,7 +1,8 @@
 """Argument handling shared by all of funcdiff.numpy.
 
-Converts what users pass (arrays, tracers, Python scalars, nested lists) into
-values primitives accept, promotes dtypes the numpy-2 way (through
+Converts what users pass (arrays, tracers, Python scalars, nested lists, whose
+traced leaves ``stack_nested`` joins: public as ``funcdiff.numpy.stack_nested``)
+into values primitives accept, promotes dtypes the numpy-2 way (through
 ``funcdiff.dtypes.result_type``, the one place promotion is computed),
 normalises axes, and rejects arguments funcdiff does not support with errors
 that name the function and the argument.
@@ -17,8 +18,9 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError,
-                             UnsupportedNumpyError)
+                             ShapeError, UnsupportedNumpyError)
 from funcdiff.primitives import elementwise, structural
+from funcdiff.primitives.cards import broadcast_shapes
 
 _PY_SCALARS = (bool, int, float)
 
@@ -34,8 +36,7 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
             return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))
         return x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
-        from funcdiff.numpy import _shape
-        return _shape.stack_nested(x, dtype)
+        return stack_nested(x, dtype)
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":
         # complex arrays are intermediates (eager results of fft, ...); only they pass
@@ -173,6 +174,71 @@ def shape_of(x: Any) -> tuple[int, ...]:
 
 
 def broadcast_arrays_of(name: str, *args: Any) -> list[Any]:
-    from funcdiff.primitives.cards import broadcast_shapes
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
     return [structural.broadcast_to(a, shape) for a in args]
+
+
+# ---------------------------------------------------------------------------
+# Nested lists holding tracers (used by funcdiff.numpy.array / asarray)
+
+
+def stack_nested(obj: Any, dtype: Any = None) -> Any:
+    """An array from a nested list/tuple whose leaves may be tracers, arrays or scalars.
+
+    Leaves are promoted as ``numpy.array`` would (Python scalars count as
+    float64/int64/bool, not weakly). Every leaf is flattened in row-major order
+    (runs of constant leaves become one numpy constant), joined by one
+    concatenate and reshaped, so the result is differentiable in each traced leaf.
+
+    Raises:
+      ShapeError: the nesting is ragged.
+
+    >>> import funcdiff.numpy as fnp, numpy as np
+    >>> fnp.stack_nested([[1, 2], [np.float32(3), 4]])
+    array([[1., 2.],
+           [3., 4.]])
+    """
+    leaves: list = []
+
+    def shape_of(o) -> tuple:
+        if isinstance(o, (list, tuple)):
+            shapes = [shape_of(e) for e in o]
+            if any(t != shapes[0] for t in shapes):
+                raise ShapeError(
+                    "funcdiff.numpy.array: the nested sequence is ragged (its elements have "
+                    f"shapes {', '.join(str(t) for t in shapes)}); every element of a level "
+                    "must have the same shape.")
+            return (len(o),) + (shapes[0] if shapes else ())
+        leaf = o if isinstance(o, Tracer) else asarray(o, "array")
+        leaves.append(leaf)
+        return get_aval(leaf).shape
+    shape = shape_of(obj)
+    if dtype is not None:
+        target = dtypes.check_dtype(dtype, "the dtype= of funcdiff.numpy.array")
+    elif leaves:
+        target = dtypes.result_type(*leaves)
+    else:
+        target = dtypes.default_float
+    pieces, constants = [], []
+
+    def flush():
+        if constants:
+            pieces.append(np.concatenate(constants).astype(target))
+            constants.clear()
+    for leaf in leaves:
+        if isinstance(leaf, Tracer):
+            flush()
+            flat = cast(leaf, target)
+            if leaf.ndim != 1:
+                flat = structural.reshape(flat, new_sizes=(leaf.size,))
+            pieces.append(flat)
+        else:
+            constants.append(np.ravel(leaf))
+    flush()
+    if not pieces:
+        return np.zeros(shape, target)
+    out = pieces[0] if len(pieces) == 1 else structural.concatenate(*pieces, dimension=0)
+    return out if len(shape) == 1 else structural.reshape(out, new_sizes=shape)
+
+
+__all__ = ["stack_nested"]  # public in funcdiff.numpy; the rest serve its modules
