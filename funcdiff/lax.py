@@ -75,11 +75,11 @@ def _trace(fun: Callable, in_avals: Sequence[ShapedArray], fn: str, what: str):
     (they become the program's leading inputs, so the primitive's rules see
     them as operands) and the output's tree structure.
     """
-    store: list = []
+    out_tree = None
 
     def flat(*leaves):
+        nonlocal out_tree
         out_leaves, out_tree = tree_flatten(fun(*leaves))
-        store.append(out_tree)
         return [_as_array(o, fn, f"the output of {what}, leaf {i},")
                 for i, o in enumerate(out_leaves)]
     closed = trace_to_jaxpr(flat, list(in_avals))
@@ -88,7 +88,7 @@ def _trace(fun: Callable, in_avals: Sequence[ShapedArray], fn: str, what: str):
     kept = [(v, c) for v, c in zip(j.constvars, closed.consts) if not isinstance(c, Tracer)]
     jaxpr = Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + list(j.invars), j.eqns,
                   j.outvars)
-    return ClosedJaxpr(jaxpr, [c for _, c in kept]), [c for _, c in lifted], store[0]
+    return ClosedJaxpr(jaxpr, [c for _, c in kept]), [c for _, c in lifted], out_tree
 
 
 def _unflattened(fun: Callable, *trees: PyTreeDef) -> Callable:
@@ -423,9 +423,10 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
         raise ShapeError(f"scan needs a non-negative length, got {length}")
     carry_avals = [get_aval(x) for x in init_leaves]
     x_avals = [ShapedArray(a.shape[1:], a.dtype) for a in xs_avals]
-    store: list = []
+    carry_tree = y_tree = None  # the trees body returns, known once it has run
 
     def body(carry, x):
+        nonlocal carry_tree, y_tree
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise ControlFlowTypeError(
@@ -433,11 +434,9 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
                 "Return (carry, None) when there is nothing to stack.")
         carry_out, y = out
         carry_tree, y_tree = tree_flatten(carry_out)[1], tree_flatten(y)[1]
-        store[:] = [carry_tree, y_tree]
         return list(tree_flatten(carry_out)[0]) + list(tree_flatten(y)[0])
     jaxpr, consts, _ = _trace(_unflattened(body, init_tree, xs_tree), carry_avals + x_avals,
                               "scan", "f")
-    carry_tree, y_tree = store
     _check_same("scan", ("init", "the carry f returns"), (init_tree, carry_tree),
                 (carry_avals, jaxpr.out_avals[:len(carry_avals)]), _CARRY_HINT)
     outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, jaxpr=jaxpr, num_consts=len(consts),

@@ -83,12 +83,28 @@ def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> C
     return f_partial
 
 
-def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = False,
+class OutInfo:
+    """What a function wrapped by ``_flat_fun`` returned, known once it has run.
+
+    ``tree``: the tree of its output (the aux value split off); ``aux_tree``:
+    the ``AuxTree`` of the aux value (None without has_aux); ``n``: the number
+    of output leaves, which come before the aux value's array leaves.
+    """
+
+    __slots__ = ("tree", "aux_tree", "n")
+
+    def __init__(self):
+        self.tree: PyTreeDef | None = None
+        self.aux_tree: AuxTree | None = None
+        self.n = 0
+
+
+def _flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool = False,
               transform: str = "transform") -> Callable:
     """Wrap ``f`` (pytrees in and out) as a function of flat leaves.
 
-    The output tree (and whether an aux value was split off) is written into
-    ``out_store`` once ``f`` has run.
+    What it returned (output tree, aux value, number of output leaves) is
+    written into ``out_info`` once ``f`` has run.
     """
     # the common case costs no tree work: arguments that are one array each, and a
     # single array (or scalar) as the output
@@ -97,7 +113,7 @@ def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = 
     def f_flat(*leaves):
         out = f(*leaves) if plain_args else f(*tree_unflatten(in_tree, leaves))
         if not has_aux and isinstance(out, (Tracer, np.ndarray)):
-            out_store[:] = [_LEAF_TREE]
+            out_info.tree, out_info.n = _LEAF_TREE, 1
             return [out]
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
@@ -106,12 +122,12 @@ def _flat_fun(f: Callable, in_tree: PyTreeDef, out_store: list, has_aux: bool = 
                     f"return a pair (output, aux), but it returned {type(out).__name__}.")
             out, aux = out
             out_leaves, out_tree = tree_flatten(out)
-            aux_tree = _AuxTree(aux)
-            out_store[:] = [out_tree, aux_tree, len(out_leaves)]
+            aux_tree = AuxTree(aux)
+            out_info.tree, out_info.aux_tree, out_info.n = out_tree, aux_tree, len(out_leaves)
             return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)] + \
                 aux_tree.array_leaves
         out_leaves, out_tree = tree_flatten(out)
-        out_store[:] = [out_tree]
+        out_info.tree, out_info.n = out_tree, len(out_leaves)
         return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)]
     return f_flat
 
@@ -120,7 +136,7 @@ def _is_array_like(x: Any) -> bool:
     return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
 
 
-class _AuxTree:
+class AuxTree:
     """The aux value of a has_aux function: its array leaves travel through the
     transform as extra outputs (so their values are plain arrays afterwards);
     other leaves (strings, objects) are kept aside unchanged."""

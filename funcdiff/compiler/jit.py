@@ -21,7 +21,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
-from funcdiff.arguments.flattening import _as_leaf, _check_output
+from funcdiff.arguments.flattening import OutInfo, _as_leaf, _check_output
 from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
@@ -213,7 +213,7 @@ class Jitted:
 
     def _trace(self, args, static, static_kw, in_tree, avals) -> CacheEntry:
         self.trace_count += 1
-        store: list = []
+        out_info = OutInfo()
 
         def f_flat(*leaves):
             dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
@@ -221,7 +221,7 @@ class Jitted:
             full = [args[i] if i in static else next(it) for i in range(len(args))]
             out = self.f(*full, **dyn_kw, **static_kw)
             out_leaves, out_tree = tree_flatten(out)
-            store[:] = [out_tree]
+            out_info.tree, out_info.n = out_tree, len(out_leaves)
             return [_check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
         try:
             closed = trace_to_jaxpr(f_flat, list(avals))
@@ -243,7 +243,7 @@ class Jitted:
             program = None  # runs only through the call primitive, under the outer trace
         else:
             program = compiled(closed, self._name)
-        return CacheEntry(closed, store[0], program, closed_over)
+        return CacheEntry(closed, out_info.tree, program, closed_over)
 
     def _fast_key(self, args: tuple):
         """(key, leaves) for the fast cache, or None where only the general path can
