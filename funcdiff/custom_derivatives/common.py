@@ -24,7 +24,7 @@ from funcdiff.errors import (ConcretizationError, InvalidArgumentError,
                              TracerArrayConversionError)
 from funcdiff.interpreters.batching import move_batch_axis
 from funcdiff.interpreters.jvp import jvp_flat
-from funcdiff.interpreters.staging import JaxprTrace, trace_to_jaxpr
+from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import add_cotangents
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls  # noqa: F401  run_impls: re-exported
 from funcdiff.passes.pipeline import program_cost
@@ -180,7 +180,7 @@ def _stage(owner: Any, fun_flat: Callable, leaves: list, name: str) -> _Staged:
             closed, consts = closure_convert(trace_to_jaxpr(fun_flat, avals))
             return _Staged(closed, consts, None)
         except (ConcretizationError, TracerArrayConversionError):
-            if isinstance(core._dynamic[-1].trace, JaxprTrace):
+            if core.staging_active():
                 raise  # under jit or make_jaxpr there is no concrete fallback
             owner._stageable = False  # remember: this function branches on values
     return _Staged(None, [], HeldFunction(fun_flat, name))
