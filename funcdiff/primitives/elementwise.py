@@ -32,8 +32,6 @@ from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import defined_by, identity, rewrite
 from funcdiff.primitives import complex_ops
 from funcdiff.primitives.cards import nbytes
-# elementwise_math after elementwise_arithmetic: declaring a differentiable unary
-# primitive looks up mul and safe_mul on this module (cards.unary_elementwise).
 from funcdiff.primitives.elementwise_common import (  # noqa: F401
     _ANY, _ARITHMETIC, _FLOAT, _INEXACT, _INTEGRAL, _KIND_TEXT, _NUMERIC, _accepts, _binary,
     _const, _unary, _unary_batch, _unbroadcast_ct)
