@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main
-from funcdiff.errors import BatchingError
+from funcdiff.errors import BatchingError, ConcretizationError
 from funcdiff.primitives import dot, elementwise, slicing, structural
 
 not_mapped = None
@@ -53,7 +53,6 @@ class BatchTracer(Tracer):
         if self.bdim is None:
             v = self.val
             return v.to_concrete(operation) if isinstance(v, Tracer) else v
-        from funcdiff.errors import ConcretizationError
         raise ConcretizationError(
             f"{operation} needs one concrete value, but under vmap this value differs "
             "across the batch. Use fd.numpy.where or fd.lax.cond / fd.lax.select to "

@@ -15,10 +15,9 @@ from typing import Any, Callable, Iterator, Sequence
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.tape import TapeTrace, TapeTracer
-from funcdiff.interpreters.tape_nodes import (FactorNode, MultiOutputNode, OutputFactor,
-                                              ProductNode)
+from funcdiff.interpreters.tape_nodes import (COTANGENT_SCALE, FactorNode, MultiOutputNode,
+                                              OutputFactor, ProductNode)
 from funcdiff.interpreters.transpose import add_cotangents
-from funcdiff.primitives.elementwise import mul
 
 
 class TapeFunction:
@@ -112,10 +111,10 @@ class TapeFunction:
 
 def _times_factor(ct: Any, d: Any) -> Any:
     """``ct * d`` for the factor ``d`` of a node (an ``OutputFactor`` is computed
-    now); a traced cotangent binds mul itself."""
+    now); a traced cotangent binds the product itself."""
     if type(d) is OutputFactor:
         d = d.value()
-    return mul(ct, d) if isinstance(ct, Tracer) else ct * d
+    return COTANGENT_SCALE.primitive.bind(ct, d) if isinstance(ct, Tracer) else ct * d
 
 
 def _popped(nodes: list) -> Iterator[Any]:

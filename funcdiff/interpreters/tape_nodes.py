@@ -20,15 +20,20 @@ the inputs that receive cotangents (0 for an input not on the tape):
 
 The cards declare the factor and product rules with the types below
 (``OutputFactor``, ``BilinearRule``) and a product's batched transpose may be
-handed a ``DiagonalBatch``: the tape reads them, so they are defined here.
+handed a ``DiagonalBatch``: the tape reads them, so they are defined here,
+with the role of the primitive that scales a cotangent by a factor.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from funcdiff.core import get_aval
+from funcdiff.core import Role, get_aval
 from funcdiff.interpreters.transpose import UndefinedPrimal
+
+
+COTANGENT_SCALE = Role("cotangent scale", "x * y elementwise with broadcasting: a factor "
+                       "node's cotangent times its factor, when the cotangent is traced")
 
 
 class FactorNode:
@@ -161,5 +166,5 @@ class MultiOutputNode:
         self.out_avals = out_avals
 
 
-__all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
+__all__ = ["COTANGENT_SCALE", "FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
            "PullbackNode", "MultiOutputNode"]

@@ -25,7 +25,8 @@ from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
 from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
-from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
+from funcdiff.interpreters.tape_nodes import COTANGENT_SCALE
+from funcdiff.interpreters.transpose import COTANGENT_SUM, UndefinedPrimal, is_undefined
 from funcdiff.ir import Literal
 from funcdiff.passes import traits as passes
 from funcdiff.passes.idioms import SHIFT_COTANGENT
@@ -72,6 +73,7 @@ neg_p.rewrites = (
 add_p = binary_elementwise("add", operator.add)
 add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
 SUM.fill(add_p)
+COTANGENT_SUM.fill(add_p)
 add_p.lowering = lower_ufunc(np.add)
 add_p.scalar_lowering = scalar_operator("({0} + {1})")
 
@@ -173,6 +175,7 @@ mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
 mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 PRODUCT.fill(mul_p)
+COTANGENT_SCALE.fill(mul_p)
 mul_p.lowering = lower_ufunc(np.multiply)
 mul_p.scalar_lowering = scalar_operator("({0} * {1})")
 passes.MUL.fill(mul_p)
