@@ -574,7 +574,7 @@ BROADCAST = Role("broadcast", "broadcast_in_dim(x, shape=, broadcast_dimensions=
 
 def zeros_array(aval: ShapedArray) -> Any:
     """A materialised zero of ``aval`` (built with a primitive so it can be traced)."""
-    return BROADCAST.primitive.bind(np.zeros((), aval.dtype), shape=aval.shape,
+    return BROADCAST.primitive.bind(np.asarray(0, dtype=aval.dtype), shape=aval.shape,
                                     broadcast_dimensions=())
 
 
