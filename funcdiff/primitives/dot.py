@@ -22,6 +22,7 @@ import numpy as np
 from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
+from funcdiff.interpreters import batching
 from funcdiff.interpreters.tape_nodes import DiagonalBatch
 from funcdiff.interpreters.transpose import UndefinedPrimal
 from funcdiff.passes import traits as passes
@@ -299,6 +300,7 @@ dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
 dot_general_p.lowering = lower_dot_general
 passes.CONTRACTION.fill(dot_general_p)
+batching.CONTRACTION.fill(dot_general_p)
 dot_general_p.traits |= {passes.NEG_COMMUTING}
 
 

@@ -25,6 +25,7 @@ from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
 from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
+from funcdiff.interpreters import batching
 from funcdiff.interpreters.tape_nodes import COTANGENT_SCALE
 from funcdiff.interpreters.transpose import COTANGENT_SUM, UndefinedPrimal, is_undefined
 from funcdiff.ir import Literal
@@ -54,6 +55,7 @@ neg = make_op(neg_p, "Elementwise negation.")
 neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
 passes.NEG.fill(neg_p)
+batching.NEGATION.fill(neg_p)
 neg_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 
 
@@ -175,6 +177,7 @@ mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
 mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
 PRODUCT.fill(mul_p)
+batching.SCALING.fill(mul_p)
 COTANGENT_SCALE.fill(mul_p)
 mul_p.lowering = lower_ufunc(np.multiply)
 mul_p.scalar_lowering = scalar_operator("({0} * {1})")
@@ -230,6 +233,7 @@ safe_mul_p = binary_elementwise("safe_mul", _safe_mul_impl,
 safe_mul_p.transpose = _safe_mul_transpose
 safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, even inf, is 0.")
 SAFE_PRODUCT.fill(safe_mul_p)
+batching.SAFE_SCALING.fill(safe_mul_p)
 safe_mul_p.lowering = lower_safe_mul
 safe_mul_p.scalar_lowering = scalar_operator(  # 0 * anything is 0, even 0 * inf
     "({t} if ({t} := {0} * {1}) - {t} == 0.0 or ({0} != 0.0 and {1} != 0.0) else 0.0)",

@@ -24,6 +24,7 @@ import numpy as np
 from funcdiff.compiler.lowerings import lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
+from funcdiff.interpreters import batching
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import identity, on_zeros, zeros
@@ -100,6 +101,7 @@ slice_p.cost = _slice_cost
 slice_p.lowering = lower_slice
 deflinear(slice_p, _slice_transpose)
 SLICE.fill(slice_p)
+batching.STATIC_SLICE.fill(slice_p)
 slice_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
 slice_p.rewrites = (
     identity("a slice from the origin with unit strides, of the whole operand", lambda eqn, x: (
@@ -210,6 +212,7 @@ def _pad_cost(x, padding_value, *, padding_config):
 
 
 pad_p.impl = checked_impl(_pad_impl, pad_p)
+batching.PADDING.fill(pad_p)
 pad_p.abstract_eval = _pad_abstract_eval
 pad_p.batch = _pad_batch
 pad_p.cost = _pad_cost

@@ -27,6 +27,7 @@ from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower
                                          lower_transpose)
 from funcdiff.core import BROADCAST, Primitive, Role, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
+from funcdiff.interpreters import batching
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import ANY, defined_by, identity, on_zeros, rewrite, zeros
@@ -197,6 +198,7 @@ reshape_p.lowering = lower_reshape
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)])
 reshape = make_op(reshape_p, "Reshape x to new_sizes (row-major order).")
 passes.RESHAPE.fill(reshape_p)
+batching.CHANGE_OF_SHAPE.fill(reshape_p)
 reshape_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
                      passes.RESHAPING, passes.KEEPDIMS_MOVE}
 
@@ -245,6 +247,7 @@ transpose_p.lowering = lower_transpose
 deflinear(transpose_p, _transpose_transpose)
 transpose = make_op(transpose_p, "Permute the axes of x.")
 passes.TRANSPOSE.fill(transpose_p)
+batching.AXIS_PERMUTATION.fill(transpose_p)
 transpose_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
 
 
