@@ -633,3 +633,178 @@ def test_every_operation_of_the_generator_optimizes_correctly(op):
             check_jaxpr(after.jaxpr)
             _assert_close(run(after, *args), run(before, *args), 1e-11)
             _assert_close(compile_jaxpr(after)(*args), run(before, *args), 1e-11)
+
+
+# --- the facts the passes read on the cards ----------------------------------------------
+# Each trait of passes/traits.py promises what its sentence says; these tests check the
+# promise on every card that declares the trait, so a wrong declaration fails by name.
+# A card that declares a trait needs an example row below (the test says which).
+
+from funcdiff.core import Primitive, Role, Trait  # noqa: E402
+from funcdiff.passes import traits as T  # noqa: E402
+from funcdiff.passes.algebra import forward_identities, simplify_algebra  # noqa: E402
+from funcdiff.passes.rules import (ALGEBRA, IDENTITIES, IDIOMS, ZEROS, Rewrite,  # noqa: E402
+                                   defined_by, identity, rewrite)
+
+A = RNG.uniform(-0.9, 0.9, (2, 3))
+B = RNG.uniform(-0.9, 0.9, (2, 3))
+M = RNG.uniform(-0.9, 0.9, (3, 4))
+BOOLS = A > 0, B > 0
+_UNARY = ("neg", "sin", "tan", "tanh", "sinh", "asin", "atan", "asinh", "atanh", "sqrt", "cbrt",
+          "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv",
+          "stop_gradient")
+_BINARY = ("add", "sub", "mul", "safe_mul", "div", "rem", "max", "min", "atan2", "eq", "ne",
+           "lt", "le", "gt", "ge")
+EXAMPLES = {  # primitive name -> (operands, params)
+    **{n: ((A,), {}) for n in _UNARY},
+    **{n: ((A, B), {}) for n in _BINARY},
+    "pow": ((np.abs(A) + 0.5, B), {}),
+    **{n: (BOOLS, {}) for n in ("and", "or", "xor")},
+    "select": ((A > B, A, B), {}),
+    "convert_element_type": ((A,), {"new_dtype": np.dtype(np.float32)}),
+    "reshape": ((A,), {"new_sizes": (3, 2)}),
+    "squeeze": ((A[None],), {"dimensions": (0,)}),
+    "expand_dims": ((A,), {"dimensions": (1,)}),
+    "transpose": ((A,), {"permutation": (1, 0)}),
+    "broadcast_in_dim": ((A,), {"shape": (4, 2, 3), "broadcast_dimensions": (1, 2)}),
+    "rev": ((A,), {"dimensions": (0,)}),
+    "slice": ((A,), {"start_indices": (0, 1), "limit_indices": (2, 3), "strides": None}),
+    **{n: ((A,), {"axes": (1,)}) for n in ("reduce_sum", "reduce_max", "reduce_min")},
+    **{n: ((A,), {"axis": 1, "reverse": False}) for n in ("cumsum", "cummax", "cummin")},
+    "dot_general": ((A, M), {"dimension_numbers": (((1,), (0,)), ((), ()))}),
+    "iota": ((), {"dtype": np.dtype(np.float64), "shape": (2, 3), "dimension": 1}),
+    "is_finite": ((np.array([1.0, np.inf, np.nan]),), {}),
+}
+KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1
+    "reshape": {"new_sizes": (2, 1)}, "expand_dims": {"dimensions": (1,)},
+    "broadcast_in_dim": {"shape": (2, 1), "broadcast_dimensions": (0,)}}
+TRAITS = [v for v in vars(T).values() if isinstance(v, Trait)]
+ROLES = [v for v in vars(T).values() if isinstance(v, Role)]
+
+
+def with_trait(trait):
+    return sorted((p for p in all_primitives().values() if trait in p.traits),
+                  key=lambda p: p.name)
+
+
+def apply(prim, args, params):
+    with np.errstate(all="ignore"):
+        return np.asarray(prim.impl(*args, **params))
+
+
+def example(prim):
+    return EXAMPLES[prim.name]
+
+
+def trait_cases(*traits):
+    return [pytest.param(t, p, id=f"{t.name}-{p.name}") for t in traits for p in with_trait(t)]
+
+
+@pytest.mark.parametrize("trait", TRAITS, ids=[t.name for t in TRAITS])
+def test_every_card_with_a_trait_has_an_example_to_check_it_on(trait):
+    missing = [p.name for p in with_trait(trait) if p.name not in EXAMPLES]
+    assert not missing, f"add rows for {missing} (trait {trait.name}) to EXAMPLES"
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.COMMUTATIVE))
+def test_commutative_primitives_commute(trait, prim):
+    (a, b), params = example(prim)
+    np.testing.assert_array_equal(apply(prim, (a, b), params), apply(prim, (b, a), params))
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.NEG_COMMUTING))
+def test_neg_commuting_primitives_are_odd_in_every_operand(trait, prim):
+    args, params = example(prim)
+    out = apply(prim, args, params)
+    for k in range(len(args)):
+        negated = list(args)
+        negated[k] = -args[k]
+        np.testing.assert_array_equal(apply(prim, negated, params), -out)
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.ZERO_PRESERVING))
+def test_zero_preserving_primitives_map_zeros_to_zeros(trait, prim):
+    args, params = example(prim)
+    out = apply(prim, (np.zeros_like(args[0]),) + tuple(args[1:]), params)
+    assert out.size and np.all(out == 0)
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.FINITE_PRESERVING))
+def test_finite_preserving_primitives_keep_huge_values_finite(trait, prim):
+    args, params = example(prim)
+    assert np.all(np.isfinite(apply(prim, (args[0] * 1e307,) + tuple(args[1:]), params)))
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.ALWAYS_FINITE, T.FINITE_FROM_INTEGERS))
+def test_always_finite_primitives_and_casts_from_integers_give_finite_values(trait, prim):
+    args, params = example(prim)
+    if trait is T.FINITE_FROM_INTEGERS:
+        args = (np.array([np.iinfo(np.int64).max, 0, -7]),) + tuple(args[1:])
+    assert np.all(np.isfinite(apply(prim, args, params)))
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.BROADCASTING))
+def test_broadcasting_primitives_take_operands_of_any_broadcastable_shape(trait, prim):
+    args, params = example(prim)
+    small = [a[:, :1] if k % 2 == 0 else a[:1, :] for k, a in enumerate(args)]
+    out_aval = prim.abstract_eval(*[get_aval(a) for a in small], **params)
+    assert out_aval.shape == np.broadcast_shapes(*[a.shape for a in small])
+    full = [np.broadcast_to(a, out_aval.shape) for a in small]
+    np.testing.assert_array_equal(apply(prim, small, params), apply(prim, full, params))
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.RESHAPING))
+def test_reshaping_primitives_keep_the_elements_in_order(trait, prim):
+    args, params = example(prim)
+    np.testing.assert_array_equal(apply(prim, args, params).ravel(), args[0].ravel())
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.KEEPDIMS_MOVE))
+def test_keepdims_moves_restore_a_reduced_axis_as_size_one(trait, prim):
+    assert prim.name in KEEPDIMS_EXAMPLES, f"add a row for {prim.name} to KEEPDIMS_EXAMPLES"
+    row = A.sum(axis=1)
+    out = apply(prim, (row,), KEEPDIMS_EXAMPLES[prim.name])
+    np.testing.assert_array_equal(out, A.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.PRODUCT))
+def test_product_primitives_multiply(trait, prim):
+    (a, b), params = example(prim)
+    np.testing.assert_array_equal(apply(prim, (a, b), params), a * b)
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.EXTREMUM_REDUCTION))
+def test_extremum_reductions_return_an_element_of_each_reduced_row(trait, prim):
+    (x,), params = example(prim)
+    out = apply(prim, (x,), params)
+    assert all(v in row for v, row in zip(out, x))
+
+
+@pytest.mark.parametrize("role", ROLES, ids=[r.name for r in ROLES])
+def test_every_role_the_passes_use_is_played_by_a_card(role):
+    assert isinstance(role.primitive, Primitive)
+
+
+def test_every_card_rewrite_is_a_documented_rule_of_a_known_pass():
+    stages = {IDENTITIES, ALGEBRA, ZEROS, IDIOMS}
+    for prim in all_primitives().values():
+        for rule in prim.rewrites:
+            assert isinstance(rule, Rewrite) and rule.stage in stages and rule.doc, (prim, rule)
+
+
+def test_a_rule_added_to_a_card_runs_looked_up_by_object(monkeypatch):
+    """log(exp x) -> x declared on log's card (for this test only) runs; so does an
+    identity rule, and the passes see the change although they cache rules per card."""
+    exp_p, log_p = all_primitives()["exp"], all_primitives()["log"]
+    closed = trace(lambda x: P("log", P("exp", x)), X3)
+    assert simplify_algebra(closed) is closed
+    monkeypatch.setattr(log_p, "rewrites", log_p.rewrites + (
+        rewrite("log(exp x) -> x", (defined_by(exp_p),), lambda rw, eqn, e: e.invars[0]),
+        identity("log of an empty array", lambda eqn, x: x.aval.size == 0),
+    ))
+    after = simplify_algebra(closed)
+    assert after.jaxpr.outvars == after.jaxpr.invars  # the log is gone; the exp is dead
+    empty = trace(lambda x: P("log", x), np.ones(0))
+    assert forward_identities(empty).jaxpr.eqns == []
+    alone = trace(lambda x: P("log", x), X3)
+    assert forward_identities(alone) is alone and simplify_algebra(alone) is alone

@@ -41,9 +41,10 @@ def forward_identities(closed: ClosedJaxpr) -> ClosedJaxpr:
     ``identity`` rules: reshapes, squeezes, transposes, converts, broadcasts,
     reverses, slices and reductions that move nothing)."""
     rw = Rewriter(closed)
+    rules_of = IDENTITIES.table()
     for eqn in closed.jaxpr.eqns:
         if len(eqn.invars) == 1 and len(eqn.outvars) == 1:
-            rules = IDENTITIES.rules_of(eqn.primitive)
+            rules = rules_of[eqn.primitive]
             if rules:
                 x = rw.read(eqn.invars[0])  # (every identity rule needs x's type for the result)
                 if x.aval == eqn.outvars[0].aval and run(rules, rw, eqn, [x]):
@@ -107,7 +108,7 @@ def _move_negation_out(rw: Rewriter, eqn: Eqn, ins: list) -> bool:
     return True
 
 
-def _simplify_one(rw: Rewriter, eqn: Eqn) -> bool:
+def _simplify_one(rw: Rewriter, eqn: Eqn, rules_of) -> bool:
     """Rewrite ``eqn`` by its card's rules and its traits; True when one applied.
 
     A negation moves out of a one-operand primitive before the card's rules run
@@ -115,7 +116,7 @@ def _simplify_one(rw: Rewriter, eqn: Eqn) -> bool:
     out of a product after them (its identities, x * 1, drop the product whole).
     """
     prim = eqn.primitive
-    rules = ALGEBRA.rules_of(prim)
+    rules = rules_of[prim]
     neg_commuting = NEG_COMMUTING in prim.traits
     if len(eqn.outvars) != 1 or not (rules or neg_commuting):
         return False
@@ -193,7 +194,8 @@ def simplify_algebra(closed: ClosedJaxpr) -> ClosedJaxpr:
     """
     closed = _implicit_broadcasts(closed)  # first: the reshapes it makes may collapse below
     rw = Rewriter(closed)
+    rules_of = ALGEBRA.table()
     for eqn in closed.jaxpr.eqns:
-        if not _simplify_one(rw, eqn):
+        if not _simplify_one(rw, eqn, rules_of):
             rw.emit(eqn)
     return rw.finish()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from funcdiff.core import BROADCAST, Role, Trait
+from funcdiff.core import BROADCAST, Primitive, Trait
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
 from funcdiff.passes.rewriter import Rewriter
 from funcdiff.passes.rules import IDIOMS, NO_MATCH, Pattern, run
@@ -32,27 +32,24 @@ from funcdiff.passes.traits import (ADD, CONVERT, DIV, EQ, EXP, EXTREMUM_REDUCTI
                                     KEEPDIMS_MOVE, MUL, NEG, PRODUCT, REDUCE_SUM, RESHAPING, SUB)
 
 
-def _is(eqn: Eqn, kind: Role | Trait) -> bool:
-    """Whether ``eqn``'s primitive plays the role or has the trait ``kind``."""
-    if type(kind) is Role:
-        return eqn.primitive is kind.primitive
-    return kind in eqn.primitive.traits
-
-
-def _defining(rw: Rewriter, a, kind: Role | Trait) -> Eqn | None:
-    """The equation defining atom ``a`` if its primitive is ``kind`` (a role or trait)."""
+def _defining(rw: Rewriter, a, prim: Primitive) -> Eqn | None:
+    """The equation defining atom ``a`` if it is one of ``prim``."""
     a = rw.read(a)
-    if type(a) is not Var:
-        return None
-    eqn = rw.producer.get(a)
-    if eqn is None or len(eqn.outvars) != 1 or not _is(eqn, kind):
-        return None
-    return eqn
+    eqn = rw.producer.get(a) if type(a) is Var else None
+    return eqn if eqn is not None and eqn.primitive is prim and len(eqn.outvars) == 1 else None
+
+
+def _defining_like(rw: Rewriter, a, trait: Trait) -> Eqn | None:
+    """The equation defining atom ``a`` if its primitive has ``trait``."""
+    a = rw.read(a)
+    eqn = rw.producer.get(a) if type(a) is Var else None
+    return (eqn if eqn is not None and trait in eqn.primitive.traits and len(eqn.outvars) == 1
+            else None)
 
 
 def _without_negs(rw: Rewriter, a):
     """``a`` with any negations around it removed (the sign of a zero does not matter)."""
-    while (eqn := _defining(rw, a, NEG)) is not None:
+    while (eqn := _defining(rw, a, NEG.primitive)) is not None:
         a = eqn.invars[0]
     return rw.read(a)
 
@@ -68,7 +65,7 @@ def _keepdims_inner(rw: Rewriter, a, shape: tuple, axes: tuple):
     def aligned(out_shape):  # right-aligned with keep, missing leading axes are size 1
         lead = len(keep) - len(out_shape)
         return lead >= 0 and out_shape == keep[lead:] and all(s == 1 for s in keep[:lead])
-    move = _defining(rw, a, KEEPDIMS_MOVE)
+    move = _defining_like(rw, a, KEEPDIMS_MOVE)
     if move is not None:
         inner = rw.read(move.invars[0])
         if inner.aval.shape == reduced:
@@ -141,7 +138,7 @@ class _Sums:
             return _multiplied(self.expand(ins[0], depth), inverse, self._MAX_TERMS)
         summed = prim is REDUCE_SUM.primitive
         if summed or KEEPDIMS_MOVE in prim.traits:
-            red = eqn if summed else _defining(self.rw, ins[0], REDUCE_SUM)
+            red = eqn if summed else _defining(self.rw, ins[0], REDUCE_SUM.primitive)
             if red is not None:
                 x = self.rw.read(red.invars[0])
                 axes = tuple(red.params["axes"])
@@ -225,12 +222,12 @@ def _is_shift_cotangent(rw: Rewriter, sums: _Sums, t) -> bool:
     of a softmax shift: ``sum(g) / count * hit`` where ``hit`` marks the maxima of
     ``x`` (``convert(x == max(x))``), ``count`` is their number and ``g`` is the
     softmax cotangent of ``x - max(x)``; ``sum(g)`` is zero up to rounding."""
-    mul = _defining(rw, _without_negs(rw, t), MUL)
+    mul = _defining(rw, _without_negs(rw, t), MUL.primitive)
     if mul is None:
         return False
     for scaled, hit in (mul.invars, mul.invars[::-1]):
-        convert = _defining(rw, hit, CONVERT)
-        eq = _defining(rw, convert.invars[0], EQ) if convert is not None else None
+        convert = _defining(rw, hit, CONVERT.primitive)
+        eq = _defining(rw, convert.invars[0], EQ.primitive) if convert is not None else None
         if eq is None:
             continue
         for x, shift in (eq.invars, eq.invars[::-1]):
@@ -246,7 +243,7 @@ def _is_shift_cotangent(rw: Rewriter, sums: _Sums, t) -> bool:
 def _reduction_axes(rw: Rewriter, shift, x) -> list[tuple]:
     """The axes over which ``shift`` is the keepdims maximum (or minimum) of ``x``."""
     shift = rw.read(shift)
-    red = _defining(rw, _unmoved(rw, shift), EXTREMUM_REDUCTION)
+    red = _defining_like(rw, _unmoved(rw, shift), EXTREMUM_REDUCTION)
     if red is None or rw.read(red.invars[0]) is not x:
         return []
     axes = tuple(red.params["axes"])
@@ -259,15 +256,15 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
     factor ``exp(x - shift)`` (so a NaN in ``x`` makes ``g`` NaN, as it makes
     the count of maxima zero)."""
     inner = _keepdims_inner(rw, _without_negs(rw, scaled), x.aval.shape, axes)
-    div = _defining(rw, _without_negs(rw, inner), DIV) if inner is not None else None
+    div = _defining(rw, _without_negs(rw, inner), DIV.primitive) if inner is not None else None
     if div is None:
         return False
     total, count = div.invars
-    count_sum = _defining(rw, count, REDUCE_SUM)
+    count_sum = _defining(rw, count, REDUCE_SUM.primitive)
     if (count_sum is None or tuple(count_sum.params["axes"]) != axes
             or rw.read(count_sum.invars[0]) is not rw.read(hit)):
         return False
-    total_sum = _defining(rw, _without_negs(rw, total), REDUCE_SUM)
+    total_sum = _defining(rw, _without_negs(rw, total), REDUCE_SUM.primitive)
     if total_sum is None or tuple(total_sum.params["axes"]) != axes:
         return False
     g = rw.read(total_sum.invars[0])
@@ -280,15 +277,15 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
 
 def _is_exp_of_shift(rw: Rewriter, factor, x, shift) -> bool:
     """Whether ``factor`` is ``exp(x - shift)``, ``shift`` written with kept dims or not."""
-    exp = _defining(rw, factor, EXP) if type(factor) is Var else None
-    shifted = _defining(rw, exp.invars[0], SUB) if exp is not None else None
+    exp = _defining(rw, factor, EXP.primitive) if type(factor) is Var else None
+    shifted = _defining(rw, exp.invars[0], SUB.primitive) if exp is not None else None
     return (shifted is not None and rw.read(shifted.invars[0]) is x
             and _unmoved(rw, shifted.invars[1]) is _unmoved(rw, shift))
 
 
 def _unmoved(rw: Rewriter, a):
     """``a`` without a keepdims move (reshape, expand_dims, broadcast) around it."""
-    move = _defining(rw, a, KEEPDIMS_MOVE)
+    move = _defining_like(rw, a, KEEPDIMS_MOVE)
     return rw.read(move.invars[0]) if move is not None else rw.read(a)
 
 
@@ -300,7 +297,7 @@ def _match_shift_cotangent(rw: Rewriter, a, out):
 
 
 SHIFT_COTANGENT = Pattern("the cotangent of the max that shifts a softmax, spread over the "
-                          "maxima (zero up to rounding)", _match_shift_cotangent)
+                          "maxima (zero up to rounding)", _match_shift_cotangent, cost=9)
 
 
 def drop_softmax_shift_cotangents(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -320,8 +317,9 @@ def drop_softmax_shift_cotangents(closed: ClosedJaxpr) -> ClosedJaxpr:
     as ``g`` has the factor ``exp(z)``, NaN there.
     """
     rw = Rewriter(closed)
+    rules_of = IDIOMS.table()
     for eqn in closed.jaxpr.eqns:
-        rules = IDIOMS.rules_of(eqn.primitive)
+        rules = rules_of[eqn.primitive]
         if (rules and len(eqn.outvars) == 1
                 and run(rules, rw, eqn, [rw.read(v) for v in eqn.invars])):
             continue

@@ -19,7 +19,7 @@ replacement. ``x * 1 -> x`` on mul's card reads
   when the rule does not apply after all (before adding anything).
 - Rules run in the order the card lists them; the first that applies wins.
 
-A pass runs its own stage's rules (``stage.rules_of(prim)``, cached per card)
+A pass runs its own stage's rules (``stage.table()[prim]``, cached per card)
 on equations with one result, then the rules it keys by trait
 (``passes.traits``).
 """
@@ -52,6 +52,24 @@ class Stage:
         self._rules[prim] = (prim.rewrites, rules)
         return rules
 
+    def table(self) -> "RuleTable":
+        """A fresh ``{prim: rules}`` for one run of the pass (a plain dict lookup per equation)."""
+        return RuleTable(self)
+
+
+class RuleTable(dict):
+    """``table[prim]`` is ``stage.rules_of(prim)``, looked up once per primitive."""
+
+    __slots__ = ("stage",)
+
+    def __init__(self, stage: Stage):
+        super().__init__()
+        self.stage = stage
+
+    def __missing__(self, prim: Primitive) -> tuple:
+        rules = self[prim] = self.stage.rules_of(prim)
+        return rules
+
     def __repr__(self) -> str:
         return f"Stage({self.pass_name})"
 
@@ -63,22 +81,29 @@ IDIOMS = Stage("drop_softmax_shift_cotangents")  # work a numerical idiom makes 
 
 
 class Pattern:
-    """What one operand must be: ``match(rw, atom, out)`` returns the capture, or NO_MATCH."""
+    """What one operand must be: ``match(rw, atom, out)`` returns the capture, or NO_MATCH.
 
-    __slots__ = ("doc", "match")
+    ``cost`` ranks how much matching takes (0: nothing, 1: a lookup, 2: comparing
+    types, higher: analysing the program): of a rule's two operands, the cheaper
+    pattern is tried first, so the dearer one runs only when it can decide.
+    """
 
-    def __init__(self, doc: str, match: Callable[[Any, Any, Var], Any]):
+    __slots__ = ("doc", "match", "cost")
+
+    def __init__(self, doc: str, match: Callable[[Any, Any, Var], Any], *, cost: int = 1):
         self.doc = doc
         self.match = match
+        self.cost = cost
 
     def __repr__(self) -> str:
         return f"Pattern({self.doc})"
 
 
-ANY = Pattern("any operand", lambda rw, a, out: a)
+ANY = Pattern("any operand", lambda rw, a, out: a, cost=0)
 SAME_AS_RESULT = Pattern("an operand of the result's shape and dtype",
-                         lambda rw, a, out: a if a.aval == out.aval else NO_MATCH)
-EYE = Pattern("a constant identity matrix", lambda rw, a, out: a if rw.is_eye(a) else NO_MATCH)
+                         lambda rw, a, out: a if a.aval == out.aval else NO_MATCH, cost=2)
+EYE = Pattern("a constant identity matrix", lambda rw, a, out: a if rw.is_eye(a) else NO_MATCH,
+              cost=2)
 
 
 def fill(value) -> Pattern:
@@ -112,7 +137,7 @@ def defined_by(*what: Primitive | Role | Trait, once: bool = False) -> Pattern:
 class Rewrite:
     """One rewrite of an equation of the primitive whose card lists it (see the module doc)."""
 
-    __slots__ = ("stage", "doc", "operands", "each", "kinds", "when", "build")
+    __slots__ = ("stage", "doc", "operands", "each", "kinds", "when", "build", "_first")
 
     def __init__(self, stage: Stage, doc: str, operands: tuple, build: Callable, *,
                  each: Pattern | None = None, kinds: str | None = None,
@@ -124,6 +149,8 @@ class Rewrite:
         self.kinds = kinds
         self.when = when
         self.build = build
+        # of two operands, the one matched first: the cheaper (the first on a tie)
+        self._first = int(len(operands) == 2 and operands[1].cost < operands[0].cost)
 
     def __repr__(self) -> str:
         return f"Rewrite({self.stage.pass_name}: {self.doc})"
@@ -141,13 +168,14 @@ class Rewrite:
                     return False
             captures = ()
         elif len(operands) == 2 and len(ins) >= 2:  # most rules: unrolled, for speed
-            first = operands[0].match(rw, ins[0], out)
+            k = self._first
+            first = operands[k].match(rw, ins[k], out)
             if first is NO_MATCH:
                 return False
-            second = operands[1].match(rw, ins[1], out)
+            second = operands[1 - k].match(rw, ins[1 - k], out)
             if second is NO_MATCH:
                 return False
-            captures = (first, second)
+            captures = (second, first) if k else (first, second)
         else:
             captures = []
             for pattern, a in zip(operands, ins):

@@ -64,14 +64,15 @@ def finite(rw: Rewriter, a, depth: int = 0) -> bool:
 ZERO = Pattern("an operand known to be zero",
                lambda rw, a, out: a if is_zero(rw, a) else NO_MATCH)
 ZERO_OR_FINITE = Pattern("an operand known to be zero or certainly finite",
-                         lambda rw, a, out: a if is_zero(rw, a) or finite(rw, a) else NO_MATCH)
+                         lambda rw, a, out: a if is_zero(rw, a) or finite(rw, a) else NO_MATCH,
+                         cost=3)
 
 
-def _zeros_one(rw: Rewriter, eqn: Eqn) -> bool:
+def _zeros_one(rw: Rewriter, eqn: Eqn, rules_of) -> bool:
     if len(eqn.outvars) != 1:
         return False
     prim = eqn.primitive
-    rules = ZEROS.rules_of(prim)
+    rules = rules_of[prim]
     zero_preserving = ZERO_PRESERVING in prim.traits
     if not (rules or zero_preserving):
         return False
@@ -100,7 +101,8 @@ def eliminate_zeros(closed: ClosedJaxpr) -> ClosedJaxpr:
     remains is one broadcast of a scalar literal: a view, never a filled array.
     """
     rw = Rewriter(closed)
+    rules_of = ZEROS.table()
     for eqn in closed.jaxpr.eqns:
-        if not _zeros_one(rw, eqn):
+        if not _zeros_one(rw, eqn, rules_of):
             rw.emit(eqn)
     return rw.finish()
