@@ -74,14 +74,14 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fun, fwd, bwd, num_consts)
 
 def _batched_fwd(fwd: HeldFunction, arg_dims: list, size: int) -> Callable:
     def run(args):
-        record: list = []
+        n_out = static = None  # known once fwd has run
 
         def inner(*a):
+            nonlocal n_out, static
             outs, res, static = fwd(list(a))
-            record[:] = [len(outs), static]
+            n_out = len(outs)
             return list(outs) + list(res)
         results = vmap_flat(inner, size, list(arg_dims), list(args), 0)
-        n_out, static = record
         return results[:n_out], results[n_out:], static
     return run
 
