@@ -27,9 +27,9 @@ from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from funcdiff.arguments.flattening import (OutInfo, _as_leaf, _describe, _differentiable_leaves,
-                                 _flat_fun, _flatten_args, _materialize, _normalize_argnums,
-                                 _partial_on, _wraps, _zeros_like_aval)
+from funcdiff.arguments.flattening import (OutInfo, as_leaf, describe, differentiable_leaves,
+                                 flat_fun, flatten_args, materialize, normalize_argnums,
+                                 partial_on, wraps, zeros_like_aval)
 from funcdiff.arguments.batch import batched_call
 
 # ---------------------------------------------------------------------------
@@ -61,14 +61,14 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callabl
     """
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @_wraps(f)
+    @wraps(f)
     def make(*args):
-        nums = _normalize_argnums(static, len(args), "make_jaxpr") if static else ()
+        nums = normalize_argnums(static, len(args), "make_jaxpr") if static else ()
         dyn_nums = tuple(i for i in range(len(args)) if i not in nums)
         dyn_args = [args[i] for i in dyn_nums]
-        leaves, in_tree = _flatten_args(dyn_args, "make_jaxpr")
+        leaves, in_tree = flatten_args(dyn_args, "make_jaxpr")
         out_info = OutInfo()
-        f_flat = _flat_fun(_partial_on(f, args, dyn_nums), in_tree, out_info,
+        f_flat = flat_fun(partial_on(f, args, dyn_nums), in_tree, out_info,
                            transform="make_jaxpr")
         closed = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves])
         closed.in_tree, closed.out_tree = in_tree, out_info.tree
@@ -103,8 +103,8 @@ def _check_tangents(primals_flat, tangents_flat, primal_tree, tangent_tree, tran
                 "tangent space; pass a float0 or all-zero tangent for it.")
         if ta.shape != pa.shape or ta.dtype != pa.dtype:
             raise ShapeError(
-                f"{transform}: tangent leaf {i} is {_describe(ta)} but its primal is "
-                f"{_describe(pa)}; each tangent must have its primal's shape and dtype.")
+                f"{transform}: tangent leaf {i} is {describe(ta)} but its primal is "
+                f"{describe(pa)}; each tangent must have its primal's shape and dtype.")
         out.append(t)
     return out
 
@@ -141,14 +141,14 @@ def _jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: 
             f"{name} expects primals and tangents as tuples or lists of arguments, e.g. "
             f"fd.{name}(f, (x,), (v,)); got "
             f"{type(primals).__name__} and {type(tangents).__name__}.")
-    p_flat, p_tree = _flatten_args(primals, name, "primal")
+    p_flat, p_tree = flatten_args(primals, name, "primal")
     t_leaves, t_tree = tree_flatten(tuple(tangents))
-    t_flat = _check_tangents(p_flat, [_as_leaf(t, name, "tangent") for t in t_leaves],
+    t_flat = _check_tangents(p_flat, [as_leaf(t, name, "tangent") for t in t_leaves],
                              p_tree, t_tree, name)
     out_info = OutInfo()
-    f_flat = _flat_fun(lambda *a: f(*a), p_tree, out_info, has_aux, name)
+    f_flat = flat_fun(lambda *a: f(*a), p_tree, out_info, has_aux, name)
     outs, out_tangents = jvp_flat(f_flat, p_flat, t_flat)
-    out_tangents = [_materialize(t) for t in out_tangents]
+    out_tangents = [materialize(t) for t in out_tangents]
     if has_aux:
         out_tree, aux_tree, n = out_info.tree, out_info.aux_tree, out_info.n
         return (tree_unflatten(out_tree, outs[:n]), tree_unflatten(out_tree, out_tangents[:n]),
@@ -172,19 +172,19 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     >>> float(f_jvp(3.0))
     3.0
     """
-    p_flat, p_tree = _flatten_args(primals, "linearize", "primal")
+    p_flat, p_tree = flatten_args(primals, "linearize", "primal")
     out_info = OutInfo()
-    outs, lin = linearize_flat(_flat_fun(f, p_tree, out_info, transform="linearize"), p_flat)
+    outs, lin = linearize_flat(flat_fun(f, p_tree, out_info, transform="linearize"), p_flat)
     out_tree = out_info.tree
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_flatten(tuple(tangents))
-        t_flat = _check_tangents(p_flat, [_as_leaf(t, "linearize", "tangent") for t in t_leaves],
+        t_flat = _check_tangents(p_flat, [as_leaf(t, "linearize", "tangent") for t in t_leaves],
                                  p_tree, t_tree, "linearize")
         staged = eval_jaxpr(lin.jaxpr.jaxpr, lin.jaxpr.consts,
-                            *[_materialize(t) for t, m in zip(t_flat, lin.in_mask) if m])
+                            *[materialize(t) for t, m in zip(t_flat, lin.in_mask) if m])
         it = iter(staged)
-        res = [_zeros_like_aval(a) if z else next(it) for a, z in zip(lin.out_avals, lin.out_is_zero)]
+        res = [zeros_like_aval(a) if z else next(it) for a, z in zip(lin.out_avals, lin.out_is_zero)]
         return tree_unflatten(out_tree, res)
     return tree_unflatten(out_tree, outs), f_jvp
 
@@ -218,7 +218,7 @@ def _pull_back(lin: "LinearFunction | TapeFunction", cts_out: Sequence[Any],
     for aval, m in zip(lin.in_avals, lin.in_mask):
         ct = next(it) if m else None
         if ct is None or type(ct) is Zero:
-            ct = _zeros_like_aval(aval)
+            ct = zeros_like_aval(aval)
         res.append(ct)
     return res
 
@@ -244,9 +244,9 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     >>> pullback(np.ones(2))
     (array([2., 4.]),)
     """
-    p_flat, p_tree = _flatten_args(primals, "vjp", "primal")
+    p_flat, p_tree = flatten_args(primals, "vjp", "primal")
     out_info = OutInfo()
-    outs, lin = _reverse_flat(_flat_fun(f, p_tree, out_info, has_aux, "vjp"), p_flat)
+    outs, lin = _reverse_flat(flat_fun(f, p_tree, out_info, has_aux, "vjp"), p_flat)
     n = out_info.n
     out_tree = out_info.tree
     lin_out = _drop_outputs(lin, n) if has_aux else lin
@@ -264,7 +264,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 c = np.asarray(c)
                 dtypes.check_dtype(c.dtype, f"vjp_fn cotangent leaf {i}", allow_complex=True)
             else:
-                c = _as_leaf(c, "vjp_fn", f"cotangent leaf {i}")
+                c = as_leaf(c, "vjp_fn", f"cotangent leaf {i}")
             ca = get_aval(c)
             if not dtypes.is_inexact(aval.dtype):
                 checked.append(Zero(aval))
@@ -272,11 +272,11 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             if ca.shape != aval.shape:
                 raise ShapeError(
                     f"vjp_fn: cotangent leaf {i} has shape {ca.shape}, but the output it "
-                    f"pairs with is {_describe(aval)}; pass a cotangent of that shape.")
+                    f"pairs with is {describe(aval)}; pass a cotangent of that shape.")
             if dtypes.is_complex(ca.dtype) and not dtypes.is_complex(aval.dtype):
                 raise ShapeError(
                     f"vjp_fn: cotangent leaf {i} is complex ({ca.str_short()}), but the "
-                    f"output it pairs with is the real {_describe(aval)}; pass a real "
+                    f"output it pairs with is the real {describe(aval)}; pass a real "
                     "cotangent (a complex one is accepted only for a complex output).")
             if ca.dtype != aval.dtype:
                 c = c.astype(aval.dtype) if not isinstance(c, Tracer) else c
@@ -320,13 +320,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     >>> float(v), float(g)
     (9.0, 6.0)
     """
-    @_wraps(f)
+    @wraps(f)
     def value_and_grad_f(*args, **kwargs):
-        nums = _normalize_argnums(argnums, len(args), "grad")
-        p_flat, p_tree = _differentiable_leaves(args, nums, "grad")
+        nums = normalize_argnums(argnums, len(args), "grad")
+        p_flat, p_tree = differentiable_leaves(args, nums, "grad")
         out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
-        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, out_info, has_aux, "grad")
+        f_flat = flat_fun(partial_on(fk, args, nums), p_tree, out_info, has_aux, "grad")
         outs, lin = _reverse_flat(f_flat, p_flat)
         out_tree = out_info.tree
         if out_tree.num_leaves != 1:
@@ -388,7 +388,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
     """
     vg = value_and_grad(f, argnums, has_aux)
 
-    @_wraps(f)
+    @wraps(f)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
@@ -413,14 +413,14 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
     >>> f_t(np.array([1.0, 3.0]))
     (array([2., 6.]),)
     """
-    p_flat, p_tree = _flatten_args(primals, "linear_transpose", "primal")
+    p_flat, p_tree = flatten_args(primals, "linear_transpose", "primal")
     for i, p in enumerate(p_flat):
         if not dtypes.is_float(get_aval(p).dtype):
             raise DifferentiationError(
                 f"linear_transpose: primal leaf {i} has dtype {get_aval(p).dtype}; linear "
                 "functions are transposed over floating inputs only.")
     out_info = OutInfo()
-    closed = trace_to_jaxpr(_flat_fun(f, p_tree, out_info, transform="linear_transpose"),
+    closed = trace_to_jaxpr(flat_fun(f, p_tree, out_info, transform="linear_transpose"),
                             [get_aval(x) for x in p_flat], dynamic=False)
     out_tree = out_info.tree
 
@@ -439,7 +439,7 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
                 "(sums, scaling by constants, indexing, reshapes, products with constants) "
                 "can be transposed; for a nonlinear f use vjp(f, x), whose pullback is the "
                 "transpose of f's derivative at x.") from None
-        cts = [_zeros_like_aval(get_aval(p)) if c is None or type(c) is Zero else c
+        cts = [zeros_like_aval(get_aval(p)) if c is None or type(c) is Zero else c
                for c, p in zip(cts, p_flat)]
         return tree_unflatten(p_tree, cts)
     return f_transpose
@@ -480,11 +480,11 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
-    @_wraps(f)
+    @wraps(f)
     def vmapped(*args, **kwargs):
         fk, leaves, in_tree, dims, size = batched_call(f, args, kwargs, in_axes, axis_size)
         out_info = OutInfo()
-        f_flat = _flat_fun(fk, in_tree, out_info, transform="vmap")
+        f_flat = flat_fun(fk, in_tree, out_info, transform="vmap")
 
         def out_dims():
             out_tree = out_info.tree

@@ -18,9 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.arguments.flattening import (OutInfo, _differentiable_leaves, _flat_fun,
-                                 _is_array_like, _materialize, _normalize_argnums, _partial_on,
-                                 _wraps)
+from funcdiff.arguments.flattening import (OutInfo, differentiable_leaves, flat_fun,
+                                 is_array_like, materialize, normalize_argnums, partial_on,
+                                 wraps)
 from funcdiff.api import _drop_outputs, _jvp, _pull_back, _reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
@@ -64,14 +64,14 @@ def _reshaped(x: Any, shape: tuple) -> Any:
 
 def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
               name: str) -> Callable:
-    @_wraps(f)
+    @wraps(f)
     def jac_f(*args, **kwargs):
-        nums = _normalize_argnums(argnums, len(args), name)
-        p_flat, p_tree = _differentiable_leaves(args, nums, name)
+        nums = normalize_argnums(argnums, len(args), name)
+        p_flat, p_tree = differentiable_leaves(args, nums, name)
         in_avals = [get_aval(x) for x in p_flat]
         out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
-        f_flat = _flat_fun(_partial_on(fk, args, nums), p_tree, out_info, has_aux, name)
+        f_flat = flat_fun(partial_on(fk, args, nums), p_tree, out_info, has_aux, name)
         blocks = []
         if mode == "fwd":
             # one batched jvp: column k of the Jacobian is J @ e_k. The batch axis
@@ -82,7 +82,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                 primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
                 n_main = out_info.n
                 _check_float_outputs([get_aval(p) for p in primals_out[:n_main]], name)
-                return [_materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
+                return [materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
 
             def out_dims():
                 n_main = out_info.n
@@ -255,12 +255,12 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     # steers the choice of mode, never the result.
     out_sizes: dict = {}
 
-    @_wraps(f)
+    @wraps(f)
     def jac_f(*args, **kwargs):
         chosen = mode
         if mode == "auto":
-            nums = _normalize_argnums(argnums, len(args), "jacobian")
-            p_flat, p_tree = _differentiable_leaves(args, nums, "jacobian")
+            nums = normalize_argnums(argnums, len(args), "jacobian")
+            p_flat, p_tree = differentiable_leaves(args, nums, "jacobian")
             p_avals = [get_aval(x) for x in p_flat]
             n_in = sum(math.prod(a.shape) for a in p_avals)
             key = _signature((args, kwargs))
@@ -268,7 +268,7 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
             if n_out is None:
                 fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
                 n_out = sum(math.prod(a.shape) for a in
-                            _eval_shape(_partial_on(fk, args, nums), p_tree, p_avals, has_aux))
+                            _eval_shape(partial_on(fk, args, nums), p_tree, p_avals, has_aux))
                 if key is not None:
                     if len(out_sizes) >= _MAX_SIGNATURES:
                         out_sizes.clear()
@@ -288,7 +288,7 @@ def _signature(value: Any) -> tuple | None:
     leaves as they are), or None when some part of it cannot be hashed."""
     try:
         leaves, tree = tree_flatten(value)
-        key = (tree, tuple(get_aval(x) if _is_array_like(x) else x for x in leaves))
+        key = (tree, tuple(get_aval(x) if is_array_like(x) else x for x in leaves))
         hash(key)
     except (PyTreeRegistrationError, TypeError):  # unhashable static data: not cached
         return None
@@ -299,7 +299,7 @@ def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
                 has_aux: bool) -> list[ShapedArray]:
     """The avals of ``f``'s (main) outputs, found by staging without computing."""
     out_info = OutInfo()
-    closed = trace_to_jaxpr(_flat_fun(f, tree, out_info, has_aux, "jacobian"), list(avals))
+    closed = trace_to_jaxpr(flat_fun(f, tree, out_info, has_aux, "jacobian"), list(avals))
     n = out_info.n
     return closed.out_avals[:n]
 

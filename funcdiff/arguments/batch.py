@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from funcdiff.arguments.flattening import _flatten_args
+from funcdiff.arguments.flattening import flatten_args
 from funcdiff.core import get_aval
 from funcdiff.errors import BatchingError, TreeStructureError
 from funcdiff.tree_util import PyTreeDef, broadcast_prefix
@@ -31,7 +31,7 @@ def batched_call(f: Callable, args: tuple, kwargs: dict, in_axes: Any,
         fk = lambda *a: f(*a[:-1], **a[-1])  # noqa: E731
         arg_axes = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)) + (0,)
         call_args = args + (kwargs,)
-    leaves, in_tree = _flatten_args(call_args, "vmap")
+    leaves, in_tree = flatten_args(call_args, "vmap")
     try:
         axes = broadcast_prefix(arg_axes, call_args)
     except TreeStructureError as e:

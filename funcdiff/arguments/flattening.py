@@ -23,10 +23,10 @@ from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # functools.wraps without copying the wrapped object's __dict__: a transform of a
 # jitted function must not inherit its cache.
-_wraps = functools.partial(functools.wraps, updated=())
+wraps = functools.partial(functools.wraps, updated=())
 
 
-def _as_leaf(x: Any, transform: str, where: str) -> Any:
+def as_leaf(x: Any, transform: str, where: str) -> Any:
     """A pytree leaf as an array-like funcdiff can trace, or a clear error.
 
     float0 arrays (the tangents of integer values) are accepted as they are.
@@ -43,18 +43,18 @@ def _as_leaf(x: Any, transform: str, where: str) -> Any:
         "mark non-array arguments static (jit's static_argnums) or close over them.")
 
 
-def _flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
+def flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
     leaves, tree = tree_flatten(tuple(args))
     out = []
     for i, x in enumerate(leaves):
         if type(x) is np.ndarray and x.dtype.kind in dtypes._SUPPORTED_KINDS:
             out.append(x)  # the common case, checked without building the error text
         else:
-            out.append(_as_leaf(x, transform, f"{name} leaf {i}"))
+            out.append(as_leaf(x, transform, f"{name} leaf {i}"))
     return out, tree
 
 
-def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
+def normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
     if type(argnums) is int and 0 <= argnums < nargs:
         return (argnums,)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -73,7 +73,7 @@ def _normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str)
     return nums
 
 
-def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Callable:
+def partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Callable:
     """``f`` as a function of ``args[argnums]`` only, the rest fixed."""
     def f_partial(*dyn):
         full = list(args)
@@ -84,7 +84,7 @@ def _partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> C
 
 
 class OutInfo:
-    """What a function wrapped by ``_flat_fun`` returned, known once it has run.
+    """What a function wrapped by ``flat_fun`` returned, known once it has run.
 
     ``tree``: the tree of its output (the aux value split off); ``aux_tree``:
     the ``AuxTree`` of the aux value (None without has_aux); ``n``: the number
@@ -99,7 +99,7 @@ class OutInfo:
         self.n = 0
 
 
-def _flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool = False,
+def flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool = False,
               transform: str = "transform") -> Callable:
     """Wrap ``f`` (pytrees in and out) as a function of flat leaves.
 
@@ -124,15 +124,15 @@ def _flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool 
             out_leaves, out_tree = tree_flatten(out)
             aux_tree = AuxTree(aux)
             out_info.tree, out_info.aux_tree, out_info.n = out_tree, aux_tree, len(out_leaves)
-            return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)] + \
+            return [check_output(o, transform, i) for i, o in enumerate(out_leaves)] + \
                 aux_tree.array_leaves
         out_leaves, out_tree = tree_flatten(out)
         out_info.tree, out_info.n = out_tree, len(out_leaves)
-        return [_check_output(o, transform, i) for i, o in enumerate(out_leaves)]
+        return [check_output(o, transform, i) for i, o in enumerate(out_leaves)]
     return f_flat
 
 
-def _is_array_like(x: Any) -> bool:
+def is_array_like(x: Any) -> bool:
     return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
 
 
@@ -143,7 +143,7 @@ class AuxTree:
 
     def __init__(self, aux: Any):
         leaves, self.tree = tree_flatten(aux)
-        self.is_array = [_is_array_like(l) for l in leaves]
+        self.is_array = [is_array_like(l) for l in leaves]
         self.others = [l for l, a in zip(leaves, self.is_array) if not a]
         self.array_leaves = [l for l, a in zip(leaves, self.is_array) if a]
 
@@ -157,25 +157,25 @@ class AuxTree:
                                           for a in self.is_array])
 
 
-def _check_output(o: Any, transform: str, i: int) -> Any:
-    if _is_array_like(o):
+def check_output(o: Any, transform: str, i: int) -> Any:
+    if is_array_like(o):
         return o
     raise InvalidArgumentError(
         f"{transform}: the function returned a {type(o).__name__} as output leaf {i}; "
         "outputs must be arrays, scalars or pytrees of them.")
 
 
-def _zeros_like_aval(aval: ShapedArray) -> np.ndarray:
+def zeros_like_aval(aval: ShapedArray) -> np.ndarray:
     if dtypes.is_inexact(aval.dtype):  # complex intermediates carry tangents too
         return np.zeros(aval.shape, aval.dtype)
     return np.zeros(aval.shape, dtypes.float0)
 
 
-def _materialize(t: Any) -> Any:
-    return _zeros_like_aval(t.aval) if type(t) is Zero else t
+def materialize(t: Any) -> Any:
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
 
 
-def _describe(aval: ShapedArray) -> str:
+def describe(aval: ShapedArray) -> str:
     return aval.str_short()
 
 
@@ -183,7 +183,7 @@ _leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
 _LEAF_TREE = tree_flatten(0.0)[1]  # the tree of a single array
 
 
-def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
+def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
     """The flat leaves and tree of ``args[argnums]``, which must be float arrays.
 
     Plain float arrays (the common case) need no flattening; other arguments
@@ -200,7 +200,7 @@ def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transf
             tree = _leaf_tuples[len(leaves)] = tree_flatten(tuple(leaves))[1]
         return leaves, tree
     try:
-        leaves, tree = _flatten_args([args[i] for i in argnums], transform)
+        leaves, tree = flatten_args([args[i] for i in argnums], transform)
     except InvalidArgumentError:
         _check_differentiable(argnums, args, transform)
         raise
@@ -213,7 +213,7 @@ def _differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transf
 def _check_differentiable(argnums: tuple[int, ...], args, transform: str):
     for i in argnums:
         for j, leaf in enumerate(tree_flatten(args[i])[0]):
-            dtype = get_aval(_as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
+            dtype = get_aval(as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
             if not dtypes.is_float(dtype):
                 raise DifferentiationError(
                     f"{transform} cannot differentiate with respect to argument {i}: it has "

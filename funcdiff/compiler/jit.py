@@ -21,7 +21,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
-from funcdiff.arguments.flattening import OutInfo, _as_leaf, _check_output
+from funcdiff.arguments.flattening import OutInfo, as_leaf, check_output
 from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
@@ -153,7 +153,7 @@ class Jitted:
             sub, _ = tree_flatten(value)
             for leaf in sub:
                 try:
-                    _as_leaf(leaf, "jit", what)
+                    as_leaf(leaf, "jit", what)
                 except InvalidArgumentError:
                     whole = len(sub) == 1 and sub[0] is value
                     fix = (f"Mark it static (jit({self._name}, {how})) if it is a setting "
@@ -191,7 +191,7 @@ class Jitted:
         static, static_vals, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
         try:
-            leaves = [_as_leaf(x, "jit", "an argument leaf") for x in leaves]
+            leaves = [as_leaf(x, "jit", "an argument leaf") for x in leaves]
         except InvalidArgumentError:
             self._check_leaves(args, static, dyn_kw)
             raise
@@ -222,7 +222,7 @@ class Jitted:
             out = self.f(*full, **dyn_kw, **static_kw)
             out_leaves, out_tree = tree_flatten(out)
             out_info.tree, out_info.n = out_tree, len(out_leaves)
-            return [_check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
+            return [check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
         try:
             closed = trace_to_jaxpr(f_flat, list(avals))
         except ConcretizationError as e:
