@@ -8,7 +8,9 @@ hypothesis property test then builds random programs from the primitive set
 broadcast, dot_general, select, plus the patterns differentiation leaves
 behind), and checks that ``optimize`` keeps them well typed and computing the
 same values, also for their reverse-mode derivatives, and that the compiled
-programs agree.
+programs agree. Last, the facts the passes read on the cards: each trait's
+promise is checked on every primitive that declares it, every role is played,
+and a rule added to a card runs.
 """
 from __future__ import annotations
 

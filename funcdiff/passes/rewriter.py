@@ -2,14 +2,14 @@
 
 A pass walks the equations of a ``ClosedJaxpr`` once, in order, and for each
 either copies it (``emit``), replaces its result by an existing atom
-(``replace``), or appends new equations (``add``, given the primitive
-object: a rule on a card names its primitives, a pass reaches the ones it
-emits by itself through roles, ``core.BROADCAST`` for zeros). The rewriter keeps the
+(``replace``), or appends new equations (``add``, given the primitive object:
+a rule on a card names its primitives, a pass reaches the ones it emits by
+itself through roles, ``core.BROADCAST`` for zeros). The rewriter keeps the
 substitution, the equation that defines each new variable (so a rule can
-look at an operand's definition), use counts, and what is known about
-constants (uniform fills, identity matrices); ``finish`` returns the input
-object itself when nothing changed, which is how ``optimize`` sees a fixed
-point.
+look at an operand's definition), use counts, what is known about constants
+(uniform fills, identity matrices) and a ``memo`` for what patterns work out
+about the program; ``finish`` returns the input object itself when nothing
+changed, which is how ``optimize`` sees a fixed point.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ replacement. ``x * 1 -> x`` on mul's card reads
 
     rewrite("x * 1 -> x", (SAME_AS_RESULT, fill(1)), lambda rw, eqn, x, one: x)
 
-- Operand patterns match the operands in order (operands beyond the patterns
-  are not looked at) and each captures something for the builder: ``ANY`` and
+- Operand patterns match the leading operands (operands beyond the patterns
+  are not looked at; of two, the cheaper pattern is tried first) and each
+  captures something for the builder, in operand order: ``ANY`` and
   ``SAME_AS_RESULT`` the atom, ``fill(v)`` the atom uniformly equal to ``v``,
   ``EYE`` a constant identity matrix, ``defined_by(...)`` the *equation*
   defining the operand. ``each=`` gives one pattern for every operand of a
@@ -20,8 +21,8 @@ replacement. ``x * 1 -> x`` on mul's card reads
 - Rules run in the order the card lists them; the first that applies wins.
 
 A pass runs its own stage's rules (``stage.table()[prim]``, cached per card)
-on equations with one result, then the rules it keys by trait
-(``passes.traits``).
+on equations with one result, together with the rules it keys by trait
+(``passes.traits``; each pass says in which order).
 """
 
 from __future__ import annotations
