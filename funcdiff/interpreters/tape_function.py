@@ -66,12 +66,18 @@ class TapeFunction:
         for node in _popped(nodes) if release else reversed(nodes):
             kind = type(node)
             if kind is FactorNode:  # the bulk of scalar code: no call
-                ct = cts[node.slot]
+                slot = node.slot
+                ct = cts[slot]
                 if ct is None:
                     continue
-                cts[node.slot] = None
-                if node.factor is not None:  # not kept in a local: a released node's
-                    ct = _times_factor(ct, node.factor)  # factor is freed as it goes
+                cts[slot] = None
+                factor = node.factor
+                if factor is not None:  # ct * factor, inline
+                    if type(factor) is OutputFactor:
+                        factor = factor.value()
+                    ct = (COTANGENT_SCALE.primitive.bind(ct, factor) if isinstance(ct, Tracer)
+                          else ct * factor)
+                    factor = None  # a factor computed now is freed now, not at the next node
                 s = node.input_slot
                 prev = cts[s]
                 cts[s] = ct if prev is None else add_cotangents(prev, ct)
@@ -107,14 +113,6 @@ class TapeFunction:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
         return [cts[s] if s is not None else None for s in self.in_slots]
-
-
-def _times_factor(ct: Any, d: Any) -> Any:
-    """``ct * d`` for the factor ``d`` of a node (an ``OutputFactor`` is computed
-    now); a traced cotangent binds the product itself."""
-    if type(d) is OutputFactor:
-        d = d.value()
-    return COTANGENT_SCALE.primitive.bind(ct, d) if isinstance(ct, Tracer) else ct * d
 
 
 def _popped(nodes: list) -> Iterator[Any]:

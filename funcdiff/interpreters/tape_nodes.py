@@ -84,18 +84,11 @@ class ProductNode:
         self.x_kept = x_kept
         self.y_undefined = y_undefined
 
-    def pull_back(self, ct: Any) -> tuple[Any, Any]:
-        """``(ct_x, ct_y)`` by the primitive's transpose (None where not needed)."""
-        return self._apply(self.primitive.transpose, ct)
-
-    def batched(self, ct: Any) -> tuple[Any, Any] | None:
-        """The cotangents for ``ct`` with a leading batch axis (concrete, or a
-        ``DiagonalBatch``), or None when the primitive has no
-        ``batched_transpose`` or no shortcut for a ``DiagonalBatch``."""
-        transpose = self.primitive.batched_transpose
-        return None if transpose is None else self._apply(transpose, ct)
-
-    def _apply(self, transpose, ct):
+    def pull_back(self, ct: Any, transpose: Callable | None = None) -> tuple[Any, Any] | None:
+        """``(ct_x, ct_y)`` by the primitive's transpose (None where not needed),
+        or by ``transpose`` when given (None when it returns None)."""
+        if transpose is None:
+            transpose = self.primitive.transpose
         ct_x = ct_y = None
         if self.x_undefined is not None:
             ct_x = transpose(ct, self.x_undefined, self.y_kept, **self.params)
@@ -108,6 +101,13 @@ class ProductNode:
                 return None
             ct_y = ct_y[1]
         return ct_x, ct_y
+
+    def batched(self, ct: Any) -> tuple[Any, Any] | None:
+        """The cotangents for ``ct`` with a leading batch axis (concrete, or a
+        ``DiagonalBatch``), or None when the primitive has no
+        ``batched_transpose`` or no shortcut for a ``DiagonalBatch``."""
+        transpose = self.primitive.batched_transpose
+        return None if transpose is None else self.pull_back(ct, transpose)
 
 
 class BilinearRule:
