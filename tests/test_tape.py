@@ -14,6 +14,8 @@ import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters import tape, tape_function
+from funcdiff.interpreters.tape_nodes import (FactorNode, MultiOutputNode, ProductNode,
+                                          PullbackNode)
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import elementwise as E
 
@@ -129,6 +131,26 @@ def test_products_recorded_inline_agree_with_linearize():
     # a product whose operand on the tape is a constant (slot 0): no node, zero gradient
     g = fd.grad(lambda v, w: fnp.sum((a @ w) * v[0]), argnums=0)(x, x)
     np.testing.assert_allclose(g, [np.sum(a @ x), 0.0, 0.0, 0.0])
+
+
+_M = np.array([[2.0, 0.5], [0.25, 3.0]])
+
+
+@pytest.mark.parametrize("fn, kind", [
+    (fnp.sin, FactorNode), (lambda x: x * 3.0, FactorNode),
+    (lambda x: _M @ x, ProductNode), (lambda x: x @ x, ProductNode),
+    (lambda x: fnp.sum(x), PullbackNode), (lambda x: x * x[::-1], PullbackNode),
+    (lambda x: fnp.linalg.inv(fnp.outer(x, x) + _M), MultiOutputNode),
+], ids=["sin", "scale", "matvec", "dot-self", "sum", "product-of-two", "inv"])
+def test_each_operation_records_its_kind_of_node(fn, kind):
+    x = np.array([0.3, -0.7])
+    (y,), pullback_fn = tape_function.tape_vjp_flat(lambda x: [fn(x)], [x])
+    assert type(pullback_fn.nodes[-1]) is kind
+    assert all(not hasattr(node, "__dict__") for node in pullback_fn.nodes)  # __slots__
+    with tape.disabled():
+        _, pullback = fd.vjp(fn, x)
+    ct = np.ones_like(y)
+    np.testing.assert_allclose(pullback_fn.pull_back([ct])[0], pullback(ct)[0], rtol=1e-13)
 
 
 @pytest.mark.parametrize("fn, derivative", [
