@@ -12,8 +12,8 @@ none) holding only the residuals it needs, as linearize would keep them.
 that input's cotangent, 0 otherwise); rules skip what nobody needs (the data
 operand of a matmul, say). The backward pass visits the nodes (one small
 class per kind: ``tape_nodes``) in reverse and calls each pullback with the
-cotangent of the node's output. Elementwise
-primitives with one operand on the tape skip the pullback: their node keeps the
+cotangent of the node's output. Elementwise primitives with one operand on
+the tape skip the pullback: their node keeps the
 factor ``d`` of the cotangent ``ct * d`` (``prim.vjp_factor``), or, when ``d`` is
 a new function of the output alone (tanh's 1 - y*y), an ``OutputFactor`` that
 keeps the output and computes ``d`` in the backward pass.
