@@ -193,7 +193,7 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
 # Reverse mode
 
 
-def _reverse_flat(fun: Callable, primals: Sequence[Any]):
+def reverse_flat(fun: Callable, primals: Sequence[Any]):
     """Evaluate ``fun`` for reverse mode: on the eager tape when no transform is
     active (the fast path), otherwise by linearize."""
     if tape.usable():
@@ -201,7 +201,7 @@ def _reverse_flat(fun: Callable, primals: Sequence[Any]):
     return linearize_flat(fun, primals)
 
 
-def _pull_back(lin: "LinearFunction | TapeFunction", cts_out: Sequence[Any],
+def pull_back(lin: "LinearFunction | TapeFunction", cts_out: Sequence[Any],
                release: bool = False) -> list[Any]:
     """Input cotangents (materialised) for output cotangents ``cts_out``
     (``release``: ``lin`` is used this once; a tape may free its residuals as
@@ -246,10 +246,10 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """
     p_flat, p_tree = flatten_args(primals, "vjp", "primal")
     out_info = OutInfo()
-    outs, lin = _reverse_flat(flat_fun(f, p_tree, out_info, has_aux, "vjp"), p_flat)
+    outs, lin = reverse_flat(flat_fun(f, p_tree, out_info, has_aux, "vjp"), p_flat)
     n = out_info.n
     out_tree = out_info.tree
-    lin_out = _drop_outputs(lin, n) if has_aux else lin
+    lin_out = drop_outputs(lin, n) if has_aux else lin
 
     def vjp_fn(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -281,14 +281,14 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             if ca.dtype != aval.dtype:
                 c = c.astype(aval.dtype) if not isinstance(c, Tracer) else c
             checked.append(c)
-        return tree_unflatten(p_tree, _pull_back(lin_out, checked))
+        return tree_unflatten(p_tree, pull_back(lin_out, checked))
     result = (tree_unflatten(out_tree, outs[:n]), vjp_fn)
     if has_aux:
         return result + (out_info.aux_tree.unflatten(outs[n:]),)
     return result
 
 
-def _drop_outputs(lin, n: int):
+def drop_outputs(lin, n: int):
     """``lin`` restricted to its first ``n`` outputs (aux outputs dropped)."""
     if type(lin) is TapeFunction:
         return lin.restricted(n)
@@ -327,7 +327,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
         f_flat = flat_fun(partial_on(fk, args, nums), p_tree, out_info, has_aux, "grad")
-        outs, lin = _reverse_flat(f_flat, p_flat)
+        outs, lin = reverse_flat(f_flat, p_flat)
         out_tree = out_info.tree
         if out_tree.num_leaves != 1:
             raise DifferentiationError(
@@ -352,8 +352,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                 "comparison) has no derivative. Return the float value to differentiate, "
                 "and anything else as an aux value with has_aux=True.")
         ct = np.ones((), aval.dtype)
-        lin_main = _drop_outputs(lin, 1) if has_aux else lin
-        cts = _pull_back(lin_main, [ct], release=True)
+        lin_main = drop_outputs(lin, 1) if has_aux else lin
+        cts = pull_back(lin_main, [ct], release=True)
         grads = tree_unflatten(p_tree, cts)
         if isinstance(argnums, int):
             grads = grads[0]

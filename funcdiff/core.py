@@ -78,8 +78,8 @@ _SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
 _checked_dtypes: dict[np.dtype, np.dtype] = {}  # dtypes check_dtype has accepted
 # The aval of every value of a scalar type (Python scalars, numpy scalar types seen
 # so far). Avals are never mutated, so one object serves every scalar of a type.
-_scalar_avals: dict[type, ShapedArray] = {t: ShapedArray((), d) for t, d in _SCALAR_TYPES.items()}
-_array_avals: dict[tuple, ShapedArray] = {}  # by (shape, dtype) of the arrays seen so far
+scalar_avals: dict[type, ShapedArray] = {t: ShapedArray((), d) for t, d in _SCALAR_TYPES.items()}
+array_avals: dict[tuple, ShapedArray] = {}  # by (shape, dtype) of the arrays seen so far
 
 
 def get_aval(x: Any) -> ShapedArray:
@@ -91,16 +91,16 @@ def get_aval(x: Any) -> ShapedArray:
     t = type(x)
     if t is np.ndarray:
         key = (x.shape, x.dtype)
-        aval = _array_avals.get(key)
+        aval = array_avals.get(key)
         if aval is None:
             dtype = _checked_dtypes.get(x.dtype)
             if dtype is None:
                 dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
             aval = ShapedArray(x.shape, dtype)
-            if len(_array_avals) < 4096:
-                _array_avals[key] = aval
+            if len(array_avals) < 4096:
+                array_avals[key] = aval
         return aval
-    aval = _scalar_avals.get(t)
+    aval = scalar_avals.get(t)
     if aval is not None:
         return aval
     if isinstance(x, Tracer):
@@ -110,7 +110,7 @@ def get_aval(x: Any) -> ShapedArray:
         if dtype is None:
             dtype = _checked_dtypes[x.dtype] = dtypes.check_dtype(x.dtype, allow_complex=True)
         if isinstance(x, np.generic):
-            aval = _scalar_avals[t] = ShapedArray((), dtype)
+            aval = scalar_avals[t] = ShapedArray((), dtype)
             return aval
         return ShapedArray(x.shape, dtype)
     raise InvalidArgumentError(
@@ -189,13 +189,13 @@ class Primitive:
         self.scalar_lowering: Callable | None = None
         self.tape_rule: Callable | None = None
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive
-        _registry[name] = self
+        registry[name] = self
 
     def __repr__(self) -> str:
         return self.name
 
 
-_registry: dict[str, Primitive] = {}
+registry: dict[str, Primitive] = {}
 
 
 class Trait:
@@ -251,7 +251,7 @@ class Role:
 
 def all_primitives() -> dict[str, Primitive]:
     """Every primitive defined so far, by name."""
-    return dict(_registry)
+    return dict(registry)
 
 
 # ---------------------------------------------------------------------------
@@ -321,8 +321,8 @@ class EvalTrace(Trace):
         return primitive.impl(*tracers, **params)
 
 
-_trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
-_dynamic: list[MainTrace] = [_trace_stack[0]]  # innermost staging that captures all ops
+trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
+dynamic: list[MainTrace] = [trace_stack[0]]  # innermost staging that captures all ops
 
 
 class new_main:
@@ -345,19 +345,19 @@ class new_main:
     __slots__ = ("main", "dynamic")
 
     def __init__(self, trace_type: type, global_data: Any = None, dynamic: bool = False):
-        self.main = MainTrace(len(_trace_stack), trace_type, global_data)
+        self.main = MainTrace(len(trace_stack), trace_type, global_data)
         self.dynamic = dynamic
 
     def __enter__(self) -> MainTrace:
-        _trace_stack.append(self.main)
+        trace_stack.append(self.main)
         if self.dynamic:
-            _dynamic.append(self.main)
+            dynamic.append(self.main)
         return self.main
 
     def __exit__(self, *exc_info) -> None:
         if self.dynamic:
-            _dynamic.pop()
-        _trace_stack.pop()
+            dynamic.pop()
+        trace_stack.pop()
         self.main.trace = None  # break the cycle main <-> trace (see above)
 
 
@@ -367,7 +367,7 @@ def _level_of(main: MainTrace) -> int:
 
 def find_top_trace(args: Sequence[Any]) -> Trace:
     """The trace ``bind`` would hand a primitive applied to ``args``."""
-    top = _dynamic[-1]
+    top = dynamic[-1]
     for x in args:
         if isinstance(x, Tracer):
             main = x._trace.main
@@ -381,7 +381,7 @@ def staging_active() -> bool:
     transform (jit, make_jaxpr) is one whose trace ``stages``. A rule that must
     choose between running now and staging a program (a while loop's reverse
     mode) asks here, and never names an interpreter."""
-    return _dynamic[-1].trace.stages
+    return dynamic[-1].trace.stages
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
@@ -397,15 +397,15 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
     functions of the primitive modules): find the top trace among the
     arguments; with none and no staging active, run the numpy impl."""
     def bind_primitive(*args: Any, **params: Any) -> Any:
-        top = _dynamic[-1]  # find_top_trace's search, inline: this is the hottest path
+        top = dynamic[-1]  # find_top_trace's search, inline: this is the hottest path
         for x in args:
             if isinstance(x, Tracer) and x._trace.main.level > top.level:
                 top = x._trace.main
         if top.level == 0:
             return primitive.impl(*args, **params)
-        if top is not _trace_stack[-1]:  # an outer transform, or one that has returned
+        if top is not trace_stack[-1]:  # an outer transform, or one that has returned
             level = top.level
-            if level >= len(_trace_stack) or _trace_stack[level] is not top:
+            if level >= len(trace_stack) or trace_stack[level] is not top:
                 raise _escaped_error(top)
         trace = top.trace
         if trace.raw_args:
@@ -423,14 +423,14 @@ def _escaped_error(main: MainTrace) -> FunctionalDiffError:
 
 
 def cur_level() -> int:
-    return len(_trace_stack) - 1
+    return len(trace_stack) - 1
 
 
 # ---------------------------------------------------------------------------
 # Tracers
 
 
-def _user_frame() -> str:
+def user_frame() -> str:
     """``file:line`` of the innermost stack frame outside funcdiff, for error messages."""
     here = os.path.dirname(os.path.abspath(__file__))
     frame = sys._getframe(1)
@@ -526,7 +526,7 @@ class Tracer:
 def concretization_error(tracer: Tracer, operation: str) -> ConcretizationError:
     return ConcretizationError(
         f"{operation} needs a concrete value, but it received an abstract "
-        f"tracer {tracer.aval.str_short()} (at {_user_frame()}). Python control "
+        f"tracer {tracer.aval.str_short()} (at {user_frame()}). Python control "
         "flow on traced values cannot be staged under jit or make_jaxpr. Use "
         "fd.lax.cond / fd.lax.while_loop / fd.numpy.where for value-dependent "
         "branches, or mark the argument static with static_argnums.")

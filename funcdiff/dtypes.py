@@ -22,7 +22,7 @@ from funcdiff.errors import DTypeError
 
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
 
-_SUPPORTED_KINDS = frozenset("biuf")
+SUPPORTED_KINDS = frozenset("biuf")
 _COMPLEX_DTYPES = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
 _SCALAR_STAND_INS = {bool: False, int: 0, float: 0.0, complex: 0j}
 default_float = np.dtype(np.float64)
@@ -35,7 +35,7 @@ def check_dtype(dtype: Any, what: str = "value", *, allow_complex: bool = False)
     complex64/complex128 pass only with ``allow_complex=True`` (intermediate values).
     """
     dtype = np.dtype(dtype)
-    if dtype.kind not in _SUPPORTED_KINDS:
+    if dtype.kind not in SUPPORTED_KINDS:
         if allow_complex and dtype in _COMPLEX_DTYPES:
             return dtype
         if dtype.kind == "c":

@@ -73,7 +73,7 @@ class _RecordTrace(Trace):
             closed = params["jaxpr"]
             return eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
         out = primitive.impl(*[t.val for t in tracers], **params)
-        origin = ("intermediate", primitive.name, current_source() or core._user_frame())
+        origin = ("intermediate", primitive.name, current_source() or core.user_frame())
         if primitive.multiple_results:
             return [self._wrap(o, origin) for o in out]
         return self._wrap(out, origin)

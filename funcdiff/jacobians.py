@@ -21,7 +21,7 @@ from funcdiff import dtypes
 from funcdiff.arguments.flattening import (OutInfo, differentiable_leaves, flat_fun,
                                  is_array_like, materialize, normalize_argnums, partial_on,
                                  wraps)
-from funcdiff.api import _drop_outputs, _jvp, _pull_back, _reverse_flat, grad
+from funcdiff.api import drop_outputs, _jvp, pull_back, reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
@@ -105,10 +105,10 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                     offset += size
                 blocks.append(tree_unflatten(p_tree, row))
         else:
-            outs, lin = _reverse_flat(f_flat, p_flat)
+            outs, lin = reverse_flat(f_flat, p_flat)
             out_tree = out_info.tree
             n_out = out_info.n
-            lin_main = _drop_outputs(lin, n_out) if has_aux else lin
+            lin_main = drop_outputs(lin, n_out) if has_aux else lin
             out_avals = lin.out_avals[:n_out]
             aux_leaves = outs[n_out:]
             _check_float_outputs(out_avals, name)
@@ -121,7 +121,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
                             for r, a in zip(rows, in_avals)]
             else:
                 def pull(chunk, size):
-                    return vmap_flat(lambda *ct: _pull_back(lin_main, list(ct)), size,
+                    return vmap_flat(lambda *ct: pull_back(lin_main, list(ct)), size,
                                      [0] * len(chunk), chunk, 0)
             rows = _chunked(pull, basis, m, chunk_size, 0)
             if (type(argnums) is int and len(rows) == 1 and not has_aux

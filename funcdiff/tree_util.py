@@ -24,11 +24,11 @@ import functools
 from typing import Any, Callable
 
 from funcdiff.pytrees.registry import (  # noqa: F401  re-exported: moved to _tree_registry
-    IsLeaf, PyTreeRegistrationError, _LEAF, _LeafMarker, _NAMEDTUPLE, _NodeKind, _add_node_kind,
-    _build, _count_leaves, _dict_str, _flatten_dict, _flatten_into, _index_labels, _key_labels,
-    _kind_of, _node_str, _registry, _sorted_keys, register_dataclass, register_pytree_node)
+    IsLeaf, PyTreeRegistrationError, LEAF as _LEAF, build as _build,
+    count_leaves as _count_leaves, flatten_into as _flatten_into, register_dataclass,
+    register_pytree_node)
 from funcdiff.pytrees.treedef import (  # noqa: F401  re-exported: moved to _treedef
-    PyTreeDef, _first_difference, _mismatch, _same_kind, tree_flatten, tree_leaves,
+    PyTreeDef, mismatch as _mismatch, same_kind as _same_kind, tree_flatten, tree_leaves,
     tree_structure, tree_unflatten, treedef_is_leaf)
 from funcdiff.errors import TreeStructureError
 

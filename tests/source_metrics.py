@@ -82,6 +82,19 @@ def module_level_imports(module: str, path: pathlib.Path, tree: ast.Module, modu
     return set(visit(tree.body)) - {module}
 
 
+def all_imports(module: str, path: pathlib.Path, tree: ast.Module, modules) -> set[str]:
+    """Every funcdiff module the module imports, at import time or inside functions."""
+    found = set()
+    for node in ast.walk(tree):
+        found.update(_imported_modules(module, path, node, modules))
+    return found - {module}
+
+
+def full_import_graph() -> dict[str, set[str]]:
+    modules = source_modules()
+    return {m: all_imports(m, p, parse(p), modules) for m, p in modules.items()}
+
+
 def import_graph() -> dict[str, set[str]]:
     modules = source_modules()
     return {m: module_level_imports(m, p, parse(p), modules) for m, p in modules.items()}
@@ -212,6 +225,41 @@ def primitive_name_strings(names: set[str] | None = None) -> list[str]:
     return found
 
 
+# The layers, lowest first: a module imports only from its own layer and lower ones.
+# A module belongs to the layer of the longest prefix that names it.
+LAYERS = (
+    ("core", ("funcdiff.core", "funcdiff.ir", "funcdiff.dtypes", "funcdiff.errors",
+              "funcdiff.pytrees", "funcdiff.tree_util")),
+    ("interpreters", ("funcdiff.interpreters",)),
+    ("passes", ("funcdiff.passes",)),
+    ("compiler", ("funcdiff.compiler",)),
+    ("primitives", ("funcdiff.primitives",)),
+    ("libraries", ("funcdiff.numpy", "funcdiff.scipy", "funcdiff.nn", "funcdiff.lax",
+                   "funcdiff.custom_derivatives")),
+    ("api", ("funcdiff", "funcdiff.compiler.jit")),
+)
+
+
+def layer_of(module: str) -> int:
+    best, best_len = None, -1
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = rank, len(prefix)
+    return best
+
+
+def upward_imports() -> list[str]:
+    """``importer (layer) -> imported (layer)`` for each import of a higher layer."""
+    found = []
+    for module, targets in sorted(full_import_graph().items()):
+        for target in sorted(targets):
+            if layer_of(target) > layer_of(module):
+                found.append(f"{module} ({LAYERS[layer_of(module)][0]}) -> "
+                             f"{target} ({LAYERS[layer_of(target)][0]})")
+    return found
+
+
 def report() -> None:
     cycles = module_import_cycles()
     print(f"module-level import cycles: {len(cycles)} "
@@ -223,10 +271,12 @@ def report() -> None:
     private = private_names_imported()
     print(f"private names imported across modules: {len(private)}")
     print(f"private top-level modules: {private_top_level_modules()}")
+    upward = upward_imports()
+    print(f"imports of a higher layer: {len(upward)}")
     strings = primitive_name_strings()
     print(f"primitive names as strings in {'/, '.join(HOOK_LAYERS)}/: {len(strings)}")
     if "-v" in sys.argv:
-        for line in inner + private + strings:
+        for line in inner + private + upward + strings:
             print("   ", line)
 
 

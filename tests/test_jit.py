@@ -364,7 +364,7 @@ def test_compiled_programs_are_freed_with_their_function():
     for _ in range(2):  # derived programs too, and the eager tape's plan of the call
         fd.grad(lambda x: fnp.sum(h(x)))(np.ones(3))
     (entry,) = h._cache.values()
-    cache = call._derived[entry.jaxpr]
+    cache = call.derived[entry.jaxpr]
     (derived,) = [v for k, v in cache.items() if k[0] != "tape plan"]
     (plan,) = [v for k, v in cache.items() if k[0] == "tape plan" and k[-1] != "seen"]
     refs = [weakref.ref(x) for x in (entry.jaxpr, entry.program, derived[0],
@@ -625,7 +625,7 @@ def test_generated_source_holds_generated_identifiers_only():
         assert all(re.fullmatch(r"_?[a-z]+\d*", n) for n in identifiers), identifiers
         np.testing.assert_array_equal(fd.jit(evil)(np.ones(2)), secret)
     finally:
-        core._registry.pop("test_marker")
+        core.registry.pop("test_marker")
 
 
 def test_compile_jaxpr_runs_any_jaxpr():

@@ -384,10 +384,10 @@ def test_every_linalg_and_fft_function_dispatches():
     names = _interop.supported_numpy_names()
     for module in ("linalg", "fft"):
         fd_module = getattr(fnp, module)
-        exported = {n for n in fd_module.__all__ if _interop._is_implementation(
-            getattr(fd_module, n)) and f"{module}.{n}" not in _interop._NOT_DISPATCHED}
+        exported = {n for n in fd_module.__all__ if _interop.is_implementation(
+            getattr(fd_module, n)) and f"{module}.{n}" not in _interop.NOT_DISPATCHED}
         assert {f"numpy.{module}.{n}" for n in exported} <= set(names), module
-        functions = _interop._build_tables()["functions"]
+        functions = _interop.build_tables()["functions"]
         for n in exported:
             assert functions[getattr(getattr(np, module), n)] is getattr(fd_module, n), n
 
@@ -456,11 +456,11 @@ def test_supported_names_cover_dispatch_and_exclude_the_rest():
     for absent in ("numpy.linalg.eig", "numpy.trim_zeros", "numpy.packbits", "numpy.subtract.reduce",
                    "numpy.fft.fftfreq"):  # fftfreq takes no arrays, so never dispatches
         assert absent not in names, absent
-    tables = _interop._build_tables()
+    tables = _interop.build_tables()
     for name in names:
         parts = name.split(".")
         obj = getattr(np, parts[1])
-        if parts[1] in _interop._SUBMODULES:
+        if parts[1] in _interop.SUBMODULES:
             obj = getattr(obj, parts[2])
         assert obj in tables["ufuncs"] or obj in tables["functions"], name
     methods = _interop.supported_array_methods()

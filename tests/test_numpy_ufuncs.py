@@ -740,6 +740,6 @@ def test_eager_fast_path_is_thin():
     # Same objects through: no conversions on the fast path.
     x = np.linspace(0.1, 1.0, 5)
     assert fnp.positive(x) is x
-    assert _ufuncs._float_arg("sin", x) is x
-    a, b = _ufuncs._promote("add", x, x)
+    assert _ufuncs.float_arg("sin", x) is x
+    a, b = _ufuncs.promote("add", x, x)
     assert a is x and b is x

@@ -99,7 +99,7 @@ def test_a_jit_call_is_planned_on_its_second_call():
     (entry,) = inner._cache.values()
 
     def plans():
-        return [k for k, v in call._derived.get(entry.jaxpr, {}).items()
+        return [k for k, v in call.derived.get(entry.jaxpr, {}).items()
                 if k[0] == "tape plan" and k[-1] != "seen" and v is not None]
     np.testing.assert_allclose(fd.grad(f)(w), want, rtol=1e-12)   # seen once: per call
     assert not plans()

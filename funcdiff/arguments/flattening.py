@@ -47,7 +47,7 @@ def flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
     leaves, tree = tree_flatten(tuple(args))
     out = []
     for i, x in enumerate(leaves):
-        if type(x) is np.ndarray and x.dtype.kind in dtypes._SUPPORTED_KINDS:
+        if type(x) is np.ndarray and x.dtype.kind in dtypes.SUPPORTED_KINDS:
             out.append(x)  # the common case, checked without building the error text
         else:
             out.append(as_leaf(x, transform, f"{name} leaf {i}"))

@@ -263,7 +263,7 @@ class Jitted:
         return tuple(key), leaves  # (hashable unless a static value is not: callers check)
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and _core._dynamic[-1].level == 0:
+        if not kwargs and _core.dynamic[-1].level == 0:
             # the fast paths: a known signature of plain arrays runs its program directly
             if self._guard is not None:
                 out = self._guard(args)
@@ -278,7 +278,7 @@ class Jitted:
                 if entry is not None:
                     return entry.unflatten(entry.program.fn(*fast[1]))
         entry, leaves = self._entry(args, kwargs)
-        if (entry.program is not None and _core._dynamic[-1].level == 0
+        if (entry.program is not None and _core.dynamic[-1].level == 0
                 and not any(isinstance(x, Tracer) for x in leaves)):
             outs = entry.program(*leaves)
         else:

@@ -1,6 +1,6 @@
 """What ``custom_jvp``, ``custom_vjp`` and ``checkpoint`` share: staging the user's function.
 
-``_stage`` traces a decorated function to a jaxpr at its arguments' shapes and
+``stage`` traces a decorated function to a jaxpr at its arguments' shapes and
 ``closure_convert`` turns the tracers it closed over into leading operands; a
 function that branches on values falls back to being held as Python in a
 ``HeldFunction`` (a callable usable as a primitive param). Around that: the
@@ -87,23 +87,23 @@ def zeros_for(aval: ShapedArray) -> Any:
     return np.zeros(aval.shape, dtypes.float0)
 
 
-def _fun_name(f: Callable) -> str:
+def fun_name(f: Callable) -> str:
     return getattr(f, "__name__", None) or type(f).__name__
 
 
-def _bind_arguments(fun: Callable, args: tuple, kwargs: dict, what: str) -> tuple:
+def bind_arguments(fun: Callable, args: tuple, kwargs: dict, what: str) -> tuple:
     """Keyword arguments resolved to positions, so rules see one positional tuple."""
     if not kwargs:
         return args
     try:
         bound = _pyinspect.signature(fun).bind(*args, **kwargs)
     except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{what} function {_fun_name(fun)}: cannot bind the "
+        raise InvalidArgumentError(f"{what} function {fun_name(fun)}: cannot bind the "
                                    f"arguments: {e}") from None
     bound.apply_defaults()
     if bound.kwargs:
         raise InvalidArgumentError(
-            f"{what} function {_fun_name(fun)} was called with keyword-only arguments "
+            f"{what} function {fun_name(fun)} was called with keyword-only arguments "
             f"{sorted(bound.kwargs)}; custom derivative rules take positional arguments. "
             "Pass them positionally or close over them.")
     return tuple(bound.args)
@@ -120,7 +120,7 @@ def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...], what: str, nam
     return dyn_idx, [args[i] for i in nondiff_argnums]
 
 
-def _traced_arguments(owner: Any, args: tuple, what: str):
+def traced_arguments(owner: Any, args: tuple, what: str):
     """The differentiable arguments of a call of a custom function: ``(dyn_idx,
     nondiff, leaves, in_tree)``, checked; None when no leaf is traced. Then no
     transform sees the arguments, so none asks for the rule (values the function
@@ -144,7 +144,7 @@ def _check_leaves(leaves: list, what: str, name: str) -> None:
                 "arguments with nondiff_argnums, or close over them.")
 
 
-def _flat_function(fun: Callable, args: tuple, dyn_idx: tuple, in_tree, store: dict,
+def flat_function(fun: Callable, args: tuple, dyn_idx: tuple, in_tree, store: dict,
                    what: str, name: str) -> Callable:
     """``fun`` as a function of the flat leaves of its differentiable arguments."""
     def fun_flat(*leaves):
@@ -173,7 +173,7 @@ class _Staged:
         self.jaxpr, self.consts, self.fun = jaxpr, consts, fun
 
 
-def _stage(owner: Any, fun_flat: Callable, leaves: list, name: str) -> _Staged:
+def stage(owner: Any, fun_flat: Callable, leaves: list, name: str) -> _Staged:
     avals = [get_aval(x) for x in leaves]
     if owner._stageable:
         try:
@@ -202,7 +202,7 @@ def call_abstract_eval(*avals, call_jaxpr, fun, num_consts, **rules) -> list[Sha
     return list(trace_to_jaxpr(fun, list(avals[num_consts:])).out_avals)
 
 
-def _closure_tangents(call_jaxpr, primals, tangents, num_consts) -> list[Any] | None:
+def closure_tangents(call_jaxpr, primals, tangents, num_consts) -> list[Any] | None:
     """Output tangents due to closed-over operands, by ordinary autodiff of the function."""
     const_t = tangents[:num_consts]
     if call_jaxpr is None or all(type(t) is Zero for t in const_t):
@@ -213,7 +213,7 @@ def _closure_tangents(call_jaxpr, primals, tangents, num_consts) -> list[Any] | 
     return out_t
 
 
-def _add_tangents(a: list, b: list | None) -> list:
+def add_tangents(a: list, b: list | None) -> list:
     if b is None:
         return a
     return [add_cotangents(x, y) for x, y in zip(a, b)]
@@ -230,5 +230,5 @@ def call_cost(*avals, call_jaxpr, fun, num_consts, **rules) -> dict:
 
 
 
-def _convert(x: Any, dtype: np.dtype) -> Any:
+def convert(x: Any, dtype: np.dtype) -> Any:
     return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))

@@ -18,9 +18,9 @@ import numpy as np
 
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval
-from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bind_arguments,
-                                                _closure_tangents, _convert, _flat_function,
-                                                _stage, _traced_arguments, batch_to_front,
+from funcdiff.custom_derivatives.common import (HeldFunction, add_tangents, bind_arguments,
+                                                closure_tangents, convert, flat_function,
+                                                stage, traced_arguments, batch_to_front,
                                                 call_abstract_eval, call_cost, call_impl,
                                                 is_array_like, unbatched_aval, zeros_for)
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
@@ -43,8 +43,8 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, fun, jvp, num_consts)
         out_tangents = [Zero(tangent_aval(get_aval(o))) for o in outs]
     else:
         outs, out_tangents = jvp(list(primals[num_consts:]), list(arg_tangents))
-    return outs, _add_tangents(out_tangents,
-                               _closure_tangents(call_jaxpr, primals, tangents, num_consts))
+    return outs, add_tangents(out_tangents,
+                               closure_tangents(call_jaxpr, primals, tangents, num_consts))
 
 
 def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, fun, jvp, num_consts):
@@ -195,10 +195,10 @@ class custom_jvp:
             raise CustomRuleError(
                 f"custom_jvp function {name} has no derivative rule. Define one with "
                 f"@{name}.defjvp (a function of (primals, tangents)) or {name}.defjvps.")
-        args = _bind_arguments(self.fun, args, kwargs, "custom_jvp")
+        args = bind_arguments(self.fun, args, kwargs, "custom_jvp")
         if core.cur_level() == 0:  # no transform is active: just run it
             return self.fun(*args)
-        traced = _traced_arguments(self, args, "custom_jvp")
+        traced = traced_arguments(self, args, "custom_jvp")
         if traced is None:
             return self.fun(*args)
         dyn_idx, nondiff, leaves, in_tree = traced
@@ -208,7 +208,7 @@ class custom_jvp:
             if outs is not None:
                 return outs
         store: dict = {}
-        staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
+        staged = stage(self, flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_jvp", name), leaves, name)
         out_avals = list(staged.jaxpr.out_avals) if staged.jaxpr is not None else None
         rule = HeldFunction(_jvp_rule_flat(self.jvp, name, nondiff, in_tree, store, out_avals),
@@ -233,7 +233,7 @@ def _on_the_tape(cj: custom_jvp, trace, args: tuple, dyn_idx: tuple, nondiff: li
         return cj.fun(*args)
     name = cj.__name__
     store: dict = {}
-    fun = HeldFunction(_flat_function(cj.fun, args, dyn_idx, in_tree, store, "custom_jvp",
+    fun = HeldFunction(flat_function(cj.fun, args, dyn_idx, in_tree, store, "custom_jvp",
                                       name), name)
     rule = HeldFunction(_jvp_rule_flat(cj.jvp, name, nondiff, in_tree, store, None),
                         getattr(cj.jvp, "__name__", f"{name}_jvp"))
@@ -317,7 +317,7 @@ def _check_tangent_leaf(t: Any, primal_aval: ShapedArray, where: str) -> Any:
     if aval.dtype != primal_aval.dtype:
         if type(t) in (float, int) or not dtypes.is_float(aval.dtype):
             return np.asarray(t, primal_aval.dtype) if not isinstance(t, Tracer) else \
-                _convert(t, primal_aval.dtype)
+                convert(t, primal_aval.dtype)
         raise CustomRuleError(f"{where} has dtype {aval.dtype}, but the primal value it "
                               f"pairs with is {primal_aval.str_short()}; cast it with "
                               f".astype({primal_aval.dtype.name}).")

@@ -2,7 +2,7 @@
 
 What the jvp rule of ``custom_vjp_call`` returns as the output tangent:
 ``custom_lin`` of the input tangents, holding the user's ``bwd`` (in a
-``_LinRule``) as a param and the residuals of ``fwd`` as operands. It is
+``LinRule``) as a param and the residuals of ``fwd`` as operands. It is
 linear in the tangent operands only, never in the residuals. Transposing it
 calls ``bwd``; evaluating it forward (what forward mode needs) stages ``bwd``
 as a function of the cotangent and transposes that, which works because
@@ -19,7 +19,7 @@ import numpy as np
 
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, bind
-from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, batch_to_front,
+from funcdiff.custom_derivatives.common import (HeldFunction, add_tangents, batch_to_front,
                                                 zeros_for)
 from funcdiff.errors import (ConcretizationError, DifferentiationError, FunctionalDiffError,
                              TracerArrayConversionError)
@@ -34,7 +34,7 @@ from funcdiff.primitives import reductions
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 
 
-class _LinRule:
+class LinRule:
     """What ``custom_lin`` needs to know: the bwd rule, the static part of the
     residuals, which argument leaves carry tangents, and the output avals."""
 
@@ -88,7 +88,7 @@ class _LinRule:
         return [zeros_for(a) if c is None or type(c) is Zero else c
                 for c, a in zip(cts, self.out_avals)]
 
-    def batched(self, dims: list, size: int) -> "_LinRule":
+    def batched(self, dims: list, size: int) -> "LinRule":
         """This rule for residuals batched at ``dims`` (0 or None) and tangents at 0."""
         n_res = len(dims) - len(self.in_avals)
         res_dims, t_dims = dims[:n_res], dims[n_res:]
@@ -103,7 +103,7 @@ class _LinRule:
             outs = vmap_flat(inner, size, list(res_dims) + [0] * len(cts), list(res) + cts, 0)
             outs = [reductions.reduce_sum(o, axes=(0,)) if d is None else o
                     for o, d in zip(outs, t_dims)]
-            return _scatter_mask(outs, base.mask)
+            return scatter_mask(outs, base.mask)
 
         held = HeldFunction(bwd, self.__name__ + "_vmap", fun_name=self.bwd.fun_name)
         batch_aval = lambda a: ShapedArray((size,) + a.shape, a.dtype)  # noqa: E731
@@ -111,11 +111,11 @@ class _LinRule:
         it = iter(t_dims)
         for a, m in zip(self.arg_avals, self.mask):
             arg_avals.append((a if next(it) is None else batch_aval(a)) if m else a)
-        return _LinRule(held, None, self.mask, arg_avals,
+        return LinRule(held, None, self.mask, arg_avals,
                         [batch_aval(a) for a in self.out_avals_all])
 
 
-def _scatter_mask(vals: list, mask: tuple) -> list:
+def scatter_mask(vals: list, mask: tuple) -> list:
     it = iter(vals)
     return [next(it) if m else None for m in mask]
 
@@ -138,7 +138,7 @@ def _custom_lin_jvp(primals, tangents, *, rule, num_res):
                      num_res=num_res)
     if any(type(d) is not Zero for d in d_res):  # J depends on the residuals
         _, extra = jvp_flat(lambda *r: rule.forward(r, ts), list(res), list(d_res))
-        out_t = _add_tangents(out_t, extra)
+        out_t = add_tangents(out_t, extra)
     return out, out_t
 
 

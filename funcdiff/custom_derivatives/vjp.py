@@ -19,12 +19,12 @@ import numpy as np
 
 from funcdiff import core, dtypes
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval, tangent_aval
-from funcdiff.custom_derivatives.common import (HeldFunction, _add_tangents, _bind_arguments,
-                                                _closure_tangents, _convert, _flat_function,
-                                                _fun_name, _stage, _traced_arguments,
+from funcdiff.custom_derivatives.common import (HeldFunction, add_tangents, bind_arguments,
+                                                closure_tangents, convert, flat_function,
+                                                fun_name, stage, traced_arguments,
                                                 batch_to_front, call_abstract_eval, call_cost,
                                                 call_impl, is_array_like)
-from funcdiff.custom_derivatives.lin import _LinRule, _scatter_mask, custom_lin_p
+from funcdiff.custom_derivatives.lin import LinRule, scatter_mask, custom_lin_p
 from funcdiff.errors import CustomRuleError, InvalidArgumentError
 from funcdiff.interpreters.batching import vmap_flat
 from funcdiff.interpreters import tape
@@ -45,14 +45,14 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fun, fwd, bwd, num_co
     else:
         outs, res, res_static = fwd(args)
         mask = tuple(type(t) is not Zero for t in arg_tangents)
-        lin = _LinRule(bwd, res_static, mask, [get_aval(a) for a in args],
+        lin = LinRule(bwd, res_static, mask, [get_aval(a) for a in args],
                        [get_aval(o) for o in outs])
         staged = iter(bind(custom_lin_p, *res, *[t for t in arg_tangents if type(t) is not Zero],
                            rule=lin, num_res=len(res)))
         out_tangents = [next(staged) if f else Zero(tangent_aval(a))
                         for a, f in zip(lin.out_avals_all, lin.float_out)]
-    return outs, _add_tangents(out_tangents,
-                               _closure_tangents(call_jaxpr, primals, tangents, num_consts))
+    return outs, add_tangents(out_tangents,
+                               closure_tangents(call_jaxpr, primals, tangents, num_consts))
 
 
 def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fun, fwd, bwd, num_consts):
@@ -192,10 +192,10 @@ class custom_vjp:
         if self.fwd is None:
             raise CustomRuleError(f"custom_vjp function {name} has no derivative rule. "
                                   f"Define one with {name}.defvjp(fwd, bwd).")
-        args = _bind_arguments(self.fun, args, kwargs, "custom_vjp")
+        args = bind_arguments(self.fun, args, kwargs, "custom_vjp")
         if core.cur_level() == 0:
             return self.fun(*args)
-        traced = _traced_arguments(self, args, "custom_vjp")
+        traced = traced_arguments(self, args, "custom_vjp")
         if traced is None:
             return self.fun(*args)
         dyn_idx, nondiff, leaves, in_tree = traced
@@ -206,13 +206,13 @@ class custom_vjp:
             if outs is not None:
                 return outs
         store: dict = {}
-        staged = _stage(self, _flat_function(self.fun, args, dyn_idx, in_tree, store,
+        staged = stage(self, flat_function(self.fun, args, dyn_idx, in_tree, store,
                                              "custom_vjp", name), leaves, name)
         out_avals = list(staged.jaxpr.out_avals) if staged.jaxpr is not None else None
         fwd = HeldFunction(_fwd_flat(self.fwd, name, args, dyn_idx, in_tree, store, out_avals),
-                           _fun_name(self.fwd))
+                           fun_name(self.fwd))
         bwd = HeldFunction(_bwd_flat(self.bwd, name, nondiff, dyn_args, dyn_idx, store),
-                           _fun_name(self.bwd), fun_name=name)
+                           fun_name(self.bwd), fun_name=name)
         outs = bind(custom_vjp_call_p, *staged.consts, *leaves, call_jaxpr=staged.jaxpr,
                     fun=staged.fun, fwd=fwd, bwd=bwd, num_consts=len(staged.consts))
         return tree_unflatten(store["out_tree"], outs)
@@ -241,20 +241,20 @@ def _on_the_tape(cv: custom_vjp, trace, args: tuple, dyn_idx: tuple, nondiff: li
         return None
     bwd = HeldFunction(_bwd_flat(cv.bwd, name, nondiff, tuple(args[i] for i in dyn_idx),
                                  dyn_idx, store),
-                       _fun_name(cv.bwd), fun_name=name)
+                       fun_name(cv.bwd), fun_name=name)
     mask = tuple(bool(s) for s in slots)
-    lin = _LinRule(bwd, res_static, mask, [get_aval(p) for p in primals],
+    lin = LinRule(bwd, res_static, mask, [get_aval(p) for p in primals],
                    [get_aval(o) for o in outs])
 
     def pullback(cts):
-        return _scatter_mask(lin.cotangents(res, [c for c, f in zip(cts, lin.float_out) if f]),
+        return scatter_mask(lin.cotangents(res, [c for c, f in zip(cts, lin.float_out) if f]),
                              mask)
     return tree_unflatten(store["out_tree"], trace.record(outs, pullback, slots))
 
 
 def _fwd_flat(user_fwd: Callable, name: str, args: tuple, dyn_idx: tuple, in_tree,
               store: dict, out_avals: list | None) -> Callable:
-    fwd_name = _fun_name(user_fwd)
+    fwd_name = fun_name(user_fwd)
 
     def fwd(leaves):
         full = list(args)
@@ -290,7 +290,7 @@ def _bwd_flat(user_bwd: Callable, name: str, nondiff: list, dyn_args: tuple, dyn
               store: dict) -> Callable:
     """The user's bwd as a function of flat residuals and cotangents, returning one
     cotangent (or None) per argument leaf, after checking count, structure and shapes."""
-    bwd_name = _fun_name(user_bwd)
+    bwd_name = fun_name(user_bwd)
     arg_trees = [tree_flatten(a) for a in dyn_args]
 
     def bwd(res_arrays, res_static, cts_flat):
@@ -338,7 +338,7 @@ def _bwd_flat(user_bwd: Callable, name: str, nondiff: list, dyn_args: tuple, dyn
                 if ca.dtype != xa.dtype:
                     if dtypes.is_float(ca.dtype) or type(c) in (float, int):
                         c = np.asarray(c, xa.dtype) if not isinstance(c, Tracer) else \
-                            _convert(c, xa.dtype)
+                            convert(c, xa.dtype)
                     else:
                         raise CustomRuleError(f"{where} has dtype {ca.dtype}; expected "
                                               f"{xa.dtype} like argument {pos}.")

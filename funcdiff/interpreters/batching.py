@@ -286,7 +286,7 @@ class BasisTracer(BatchTracer):
 def _basis_rule(trace: BatchTrace, primitive, tracers, params) -> Any:
     """The result of ``primitive`` applied to a symbolic basis, or None when
     there is no shortcut (the caller then materialises the basis)."""
-    rule = _basis_rules().get(primitive)
+    rule = basis_rules().get(primitive)
     return None if rule is None else rule(trace, tracers, **params)
 
 
@@ -393,7 +393,7 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
 
 
 @functools.cache
-def _basis_rules() -> dict:
+def basis_rules() -> dict:
     """The shortcuts, by primitive (built once, on first use)."""
     return {SCALING.primitive: _scale_rule(SCALING.primitive),
             SAFE_SCALING.primitive: _scale_rule(SAFE_SCALING.primitive),

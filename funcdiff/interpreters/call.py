@@ -36,15 +36,15 @@ from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 # (jit binds it) need the object, and its rules are the interpreters' own.
 call_p = Primitive("call", multiple_results=True)
 
-_derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+derived: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
 def derived_cache(jaxpr: ClosedJaxpr) -> dict:
     """The programs derived from ``jaxpr`` (and plans made for it), by what they are;
     kept while ``jaxpr`` lives."""
-    cache = _derived.get(jaxpr)
+    cache = derived.get(jaxpr)
     if cache is None:
-        cache = _derived[jaxpr] = {}
+        cache = derived[jaxpr] = {}
     return cache
 
 

@@ -53,8 +53,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import (Tracer, Trace, Zero, _array_avals, _dynamic, _scalar_avals,
-                           _trace_stack, get_aval)
+from funcdiff.core import (Tracer, Trace, Zero, array_avals, dynamic, scalar_avals,
+                           trace_stack, get_aval)
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
@@ -68,7 +68,7 @@ _enabled = True
 
 def usable() -> bool:
     """Whether the tape may replace linearize: no transform or staging is active."""
-    return _enabled and len(_trace_stack) == 1 and len(_dynamic) == 1
+    return _enabled and len(trace_stack) == 1 and len(dynamic) == 1
 
 
 @contextlib.contextmanager
@@ -170,9 +170,9 @@ class TapeTrace(Trace):
             if slot:
                 out = primitive.impl(*primals, **params)
                 if type(out) is np.ndarray:
-                    aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
+                    aval = array_avals.get((out.shape, out.dtype)) or get_aval(out)
                 else:
-                    aval = _scalar_avals.get(type(out)) or get_aval(out)
+                    aval = scalar_avals.get(type(out)) or get_aval(out)
                 if aval.dtype.kind not in "fc":
                     return TapeTracer(self, out, 0, aval)
                 if shape is not None and shape != aval.shape:
@@ -203,7 +203,7 @@ class TapeTrace(Trace):
                     not y_slot and isinstance(y_value, Tracer)):
                 return self._process(primitive, args, params, None)  # raises: escaped
             out = primitive.impl(x_value, y_value, **params)
-            aval = _array_avals.get((out.shape, out.dtype)) or get_aval(out)
+            aval = array_avals.get((out.shape, out.dtype)) or get_aval(out)
             if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
             slot = self.next_slot
@@ -322,8 +322,8 @@ def recording() -> TapeTrace | None:
     """The tape when it is the only transform active, else None: a call of a
     custom rule (``custom_vjp``, ``custom_jvp``) can then record its node
     directly, without staging its function."""
-    if len(_trace_stack) == 2 and len(_dynamic) == 1:
-        main = _trace_stack[-1]
+    if len(trace_stack) == 2 and len(dynamic) == 1:
+        main = trace_stack[-1]
         if main.trace_type is TapeTrace:
             return main.trace
     return None

@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple, Sequence
 
 from funcdiff import dtypes
-from funcdiff.core import Tracer, Zero, _trace_stack, get_aval
+from funcdiff.core import Tracer, Zero, trace_stack, get_aval
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters.call import derived_cache, transposed_program
 from funcdiff.interpreters.staging import trace_to_jaxpr
@@ -107,7 +107,7 @@ def planned_node(primitive, primals: Sequence[Any], needed: Sequence[int],
             return [None] * len(plan.mask)
         backward = plan.backward(ct_mask)  # zero cotangents skip their equations
         cts = [c for c in cts if type(c) is not Zero]
-        if len(_trace_stack) == 1 and not any(isinstance(c, Tracer) for c in cts):
+        if len(trace_stack) == 1 and not any(isinstance(c, Tracer) for c in cts):
             cts_in = run_impls(backward, defined + cts)  # plain values: the numpy impls
         else:  # a traced pullback (vmap or jit of a vjp function, ...): bind
             cts_in = eval_jaxpr(backward.jaxpr, backward.consts, *defined, *cts)

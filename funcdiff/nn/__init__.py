@@ -34,16 +34,12 @@ from __future__ import annotations
 
 from funcdiff.nn import initializers
 from funcdiff.nn._activations import (  # noqa: F401  private names re-exported
-    _SELU_ALPHA, _SELU_SCALE, _SQRT_2_OVER_PI, _elu, elu, gelu, leaky_relu, log_sigmoid, relu,
-    relu6, selu, sigmoid, silu, softplus, swish)
+    _elu, elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid, silu, softplus, swish)
 from funcdiff.nn._attention import dot_product_attention
-from funcdiff.nn._losses import (  # noqa: F401  private names re-exported
-    _REDUCTIONS, _check_labels, _labels_loss, _shifted_exp, _targets_loss, _xent_labels,
-    _xent_labels_bwd, _xent_labels_fwd, _xent_targets, _xent_targets_bwd, _xent_targets_fwd,
-    cross_entropy)
-from funcdiff.nn._normalisation import _affine, layer_norm, rms_norm  # noqa: F401
+from funcdiff.nn._losses import cross_entropy
+from funcdiff.nn._normalisation import layer_norm, rms_norm  # noqa: F401
 from funcdiff.nn._softmax import log_softmax, one_hot, softmax
-from funcdiff.nn._support import _axes, _float  # noqa: F401
+from funcdiff.nn._support import _float  # noqa: F401
 from funcdiff.scipy.special import logsumexp
 
 __all__ = [

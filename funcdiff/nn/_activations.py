@@ -15,11 +15,11 @@ import math
 from funcdiff.nn._support import _float
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special as _special
-from funcdiff.scipy.special import _c
+from funcdiff.scipy._special_util import c
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def relu(x):
@@ -32,7 +32,7 @@ def relu(x):
     0.0
     """
     x = _float("relu", x)
-    return ew.select(ew.le(x, _c(x, 0)), _c(x, 0), x)  # NaN is not <= 0: it propagates
+    return ew.select(ew.le(x, c(x, 0)), c(x, 0), x)  # NaN is not <= 0: it propagates
 
 
 def relu6(x):
@@ -43,8 +43,8 @@ def relu6(x):
     array([0., 3., 6.])
     """
     x = _float("relu6", x)
-    capped = ew.select(ew.ge(x, _c(x, 6)), _c(x, 6), x)
-    return ew.select(ew.le(x, _c(x, 0)), _c(x, 0), capped)
+    capped = ew.select(ew.ge(x, c(x, 6)), c(x, 6), x)
+    return ew.select(ew.le(x, c(x, 0)), c(x, 0), capped)
 
 
 def leaky_relu(x, negative_slope=0.01):
@@ -55,13 +55,13 @@ def leaky_relu(x, negative_slope=0.01):
     array([-1.,  3.])
     """
     x = _float("leaky_relu", x)
-    return ew.select(ew.ge(x, _c(x, 0)), x, ew.mul(_c(x, negative_slope), x))
+    return ew.select(ew.ge(x, c(x, 0)), x, ew.mul(c(x, negative_slope), x))
 
 
 def _elu(x, alpha: float):
-    positive = ew.gt(x, _c(x, 0))
-    x_neg = ew.select(positive, _c(x, 0), x)  # expm1 of large x would overflow
-    return ew.select(positive, x, ew.mul(_c(x, alpha), ew.expm1(x_neg)))
+    positive = ew.gt(x, c(x, 0))
+    x_neg = ew.select(positive, c(x, 0), x)  # expm1 of large x would overflow
+    return ew.select(positive, x, ew.mul(c(x, alpha), ew.expm1(x_neg)))
 
 
 def elu(x, alpha=1.0):
@@ -82,7 +82,7 @@ def selu(x):
     1.0507009873554805
     """
     x = _float("selu", x)
-    return ew.mul(_c(x, _SELU_SCALE), _elu(x, _SELU_ALPHA))
+    return ew.mul(c(x, SELU_SCALE), _elu(x, SELU_ALPHA))
 
 
 def gelu(x, approximate=True):
@@ -102,10 +102,10 @@ def gelu(x, approximate=True):
     """
     x = _float("gelu", x)
     if approximate:
-        inner = ew.mul(_c(x, _SQRT_2_OVER_PI),
-                       ew.add(x, ew.mul(_c(x, 0.044715), ew.integer_pow(x, y=3))))
-        return ew.mul(ew.mul(_c(x, 0.5), x), ew.add(_c(x, 1), ew.tanh(inner)))
-    return ew.mul(ew.mul(_c(x, 0.5), x), ew.erfc(ew.mul(x, _c(x, -1 / math.sqrt(2.0)))))
+        inner = ew.mul(c(x, SQRT_2_OVER_PI),
+                       ew.add(x, ew.mul(c(x, 0.044715), ew.integer_pow(x, y=3))))
+        return ew.mul(ew.mul(c(x, 0.5), x), ew.add(c(x, 1), ew.tanh(inner)))
+    return ew.mul(ew.mul(c(x, 0.5), x), ew.erfc(ew.mul(x, c(x, -1 / math.sqrt(2.0)))))
 
 
 def sigmoid(x):

@@ -16,7 +16,7 @@ from funcdiff.core import Tracer
 from funcdiff.errors import DTypeError, ShapeError
 from funcdiff.numpy import _util
 from funcdiff.scipy import special as _special
-from funcdiff.scipy.special import _c, _floats
+from funcdiff.scipy._special_util import c, floats
 import funcdiff.numpy as fnp
 
 
@@ -53,7 +53,7 @@ def dot_product_attention(q, k, v, mask=None, causal=False, scale=None):
            [0.33, 0.67]])
     """
     name = "funcdiff.nn.dot_product_attention"
-    q, k, v = _floats(name, q, k, v, broadcast=False)
+    q, k, v = floats(name, q, k, v, broadcast=False)
     qs, ks, vs = (_util.shape_of(a) for a in (q, k, v))
     if len(qs) < 2 or len(ks) < 2 or len(vs) < 2:
         raise ShapeError(f"{name} needs q, k and v of rank >= 2 (..., T, D), got shapes "
@@ -64,7 +64,7 @@ def dot_product_attention(q, k, v, mask=None, causal=False, scale=None):
             f"v {vs} the number of keys Tk (second-to-last axis).")
     scale = 1.0 / math.sqrt(qs[-1]) if scale is None else float(scale)
     try:
-        scores = fnp.multiply(fnp.matmul(q, fnp.swapaxes(k, -1, -2)), _c(q, scale))
+        scores = fnp.multiply(fnp.matmul(q, fnp.swapaxes(k, -1, -2)), c(q, scale))
     except ShapeError as e:
         raise ShapeError(f"{name}: the leading axes of q {qs} and k {ks} do not broadcast "
                          f"({e})") from None
@@ -81,7 +81,7 @@ def dot_product_attention(q, k, v, mask=None, causal=False, scale=None):
         lower = np.tril(np.ones((tq, tk), dtype=bool))
         keep = lower if keep is None else fnp.logical_and(keep, lower)
     if keep is not None:
-        big_negative = _c(scores, -0.7 * np.finfo(scores.dtype).max)
+        big_negative = c(scores, -0.7 * np.finfo(scores.dtype).max)
         try:
             scores = fnp.where(keep, scores, big_negative)
         except ShapeError:

@@ -22,10 +22,10 @@ from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing
 from funcdiff.scipy import special as _special
-from funcdiff.scipy.special import _c
+from funcdiff.scipy._special_util import c
 import funcdiff.numpy as fnp
 
-_REDUCTIONS = ("mean", "sum", "none")
+REDUCTIONS = ("mean", "sum", "none")
 
 
 # The fused kernels work on (M, K) logits with the classes last. Their rules
@@ -36,51 +36,51 @@ _REDUCTIONS = ("mean", "sum", "none")
 # losses are differentiable again (Hessians, forward mode, vmap, jit).
 
 
-def _shifted_exp(logits):
+def shifted_exp(logits):
     shifted = ew.sub(logits, _special._max_shift(logits, (1,)))
     e = ew.exp(shifted)
     return shifted, e, fnp.sum(e, axis=1, keepdims=True)
 
 
-def _labels_loss(shifted, total, labels, smoothing: float):
+def labels_loss(shifted, total, labels, smoothing: float):
     """lse - (1 - eps) s[label] - eps mean(s), per row."""
     picked = fnp.squeeze(fnp.take_along_axis(shifted, fnp.expand_dims(labels, 1), axis=1), 1)
     log_total = fnp.squeeze(ew.log(total), 1)
     if not smoothing:
         return ew.sub(log_total, picked)
-    rest = ew.add(ew.mul(_c(picked, 1 - smoothing), picked),
-                  ew.mul(_c(picked, smoothing), fnp.mean(shifted, axis=1)))
+    rest = ew.add(ew.mul(c(picked, 1 - smoothing), picked),
+                  ew.mul(c(picked, smoothing), fnp.mean(shifted, axis=1)))
     return ew.sub(log_total, rest)
 
 
-def _xent_labels_fwd(logits, labels, smoothing):
-    shifted, e, total = _shifted_exp(logits)
-    return _labels_loss(shifted, total, labels, smoothing), (e, total, labels)
+def xent_labels_fwd(logits, labels, smoothing):
+    shifted, e, total = shifted_exp(logits)
+    return labels_loss(shifted, total, labels, smoothing), (e, total, labels)
 
 
-def _xent_labels_bwd(smoothing, res, ct):
+def xent_labels_bwd(smoothing, res, ct):
     e, total, labels = res
     rows, classes = _util.shape_of(e)
     ct_col = fnp.expand_dims(ct, 1)
     g = ew.mul(e, ew.div(ct_col, total))  # softmax * ct
     if smoothing:
-        g = ew.sub(g, ew.mul(_c(g, smoothing / classes), ct_col))
+        g = ew.sub(g, ew.mul(c(g, smoothing / classes), ct_col))
     flat = fnp.add(labels, np.arange(rows, dtype=np.int64) * classes)
-    hit = ew.neg(ew.mul(_c(ct, 1 - smoothing), ct)) if smoothing else ew.neg(ct)
+    hit = ew.neg(ew.mul(c(ct, 1 - smoothing), ct)) if smoothing else ew.neg(ct)
     g = indexing.scatter_add(fnp.reshape(g, (rows * classes,)), flat, hit, axis=0)
     return fnp.reshape(g, (rows, classes)), None
 
 
 @custom_vjp(nondiff_argnums=(2,))
-def _xent_labels(logits, labels, smoothing):
-    shifted, _, total = _shifted_exp(logits)
-    return _labels_loss(shifted, total, labels, smoothing)
+def xent_labels(logits, labels, smoothing):
+    shifted, _, total = shifted_exp(logits)
+    return labels_loss(shifted, total, labels, smoothing)
 
 
-_xent_labels.defvjp(_xent_labels_fwd, _xent_labels_bwd)
+xent_labels.defvjp(xent_labels_fwd, xent_labels_bwd)
 
 
-def _targets_loss(shifted, total, targets):
+def targets_loss(shifted, total, targets):
     """-sum(y * log_softmax) = sum(y) lse - sum(y * s), per row. safe_mul: a zero target
     against a -inf logit (a masked class) adds 0."""
     mass = fnp.sum(targets, axis=1)
@@ -88,12 +88,12 @@ def _targets_loss(shifted, total, targets):
     return ew.sub(ew.mul(mass, log_total), fnp.sum(ew.safe_mul(targets, shifted), axis=1))
 
 
-def _xent_targets_fwd(logits, targets):
-    shifted, e, total = _shifted_exp(logits)
-    return _targets_loss(shifted, total, targets), (shifted, e, total, targets)
+def xent_targets_fwd(logits, targets):
+    shifted, e, total = shifted_exp(logits)
+    return targets_loss(shifted, total, targets), (shifted, e, total, targets)
 
 
-def _xent_targets_bwd(res, ct):
+def xent_targets_bwd(res, ct):
     shifted, e, total, targets = res
     ct_col = fnp.expand_dims(ct, 1)
     mass = fnp.sum(targets, axis=1, keepdims=True)
@@ -103,15 +103,15 @@ def _xent_targets_bwd(res, ct):
 
 
 @custom_vjp
-def _xent_targets(logits, targets):
-    shifted, _, total = _shifted_exp(logits)
-    return _targets_loss(shifted, total, targets)
+def xent_targets(logits, targets):
+    shifted, _, total = shifted_exp(logits)
+    return targets_loss(shifted, total, targets)
 
 
-_xent_targets.defvjp(_xent_targets_fwd, _xent_targets_bwd)
+xent_targets.defvjp(xent_targets_fwd, xent_targets_bwd)
 
 
-def _check_labels(name: str, labels, num_classes: int) -> None:
+def check_labels(name: str, labels, num_classes: int) -> None:
     """Integer labels must index a class; checked when their values are concrete."""
     try:
         values = concrete_value(labels, name)
@@ -160,7 +160,7 @@ def cross_entropy(logits, labels, *, axis=-1, reduction="mean", label_smoothing=
            [-0.25,  0.25]])
     """
     name = "funcdiff.nn.cross_entropy"
-    if reduction not in _REDUCTIONS:
+    if reduction not in REDUCTIONS:
         raise InvalidArgumentError(
             f"{name} got reduction={reduction!r}; expected one of 'mean', 'sum' or 'none'.")
     if not 0.0 <= float(label_smoothing) < 1.0:
@@ -195,16 +195,16 @@ def cross_entropy(logits, labels, *, axis=-1, reduction="mean", label_smoothing=
             f"of shape {batch_shape}.")
     logits_2d = fnp.reshape(fnp.moveaxis(logits, axis, -1), (rows, num_classes))
     if kind in "iu":
-        _check_labels(name, labels, num_classes)
+        check_labels(name, labels, num_classes)
         labels_1d = fnp.reshape(_util.cast(labels, np.dtype(np.int64)), (rows,))
-        losses = _xent_labels(logits_2d, labels_1d, smoothing)
+        losses = xent_labels(logits_2d, labels_1d, smoothing)
     else:
         targets = _util.cast(labels, logits.dtype)
         if smoothing:
-            targets = ew.add(ew.mul(_c(targets, 1 - smoothing), targets),
-                             _c(targets, smoothing / num_classes))
+            targets = ew.add(ew.mul(c(targets, 1 - smoothing), targets),
+                             c(targets, smoothing / num_classes))
         targets_2d = fnp.reshape(fnp.moveaxis(targets, axis, -1), (rows, num_classes))
-        losses = _xent_targets(logits_2d, targets_2d)
+        losses = xent_targets(logits_2d, targets_2d)
     if reduction == "sum":
         return fnp.sum(losses)
     if reduction == "mean":

@@ -9,14 +9,14 @@ input.
 from __future__ import annotations
 
 from funcdiff.errors import ShapeError
-from funcdiff.nn._support import _axes, _float
+from funcdiff.nn._support import normalize_axes, _float
 from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
-from funcdiff.scipy.special import _c
+from funcdiff.scipy._special_util import c
 import funcdiff.numpy as fnp
 
 
-def _affine(name: str, y, scale, offset):
+def affine(name: str, y, scale, offset):
     try:
         if scale is not None:
             y = fnp.multiply(y, scale)
@@ -54,11 +54,11 @@ def layer_norm(x, axis=-1, eps=1e-5, scale=None, offset=None):
     array([-1.22474487,  0.        ,  1.22474487])
     """
     x = _float("layer_norm", x)
-    axes = _axes("layer_norm", axis, x)
+    axes = normalize_axes("layer_norm", axis, x)
     centred = ew.sub(x, fnp.mean(x, axis=axes, keepdims=True))
     var = fnp.mean(ew.mul(centred, centred), axis=axes, keepdims=True)
-    y = ew.mul(centred, ew.rsqrt(ew.add(var, _c(var, eps))))
-    return _affine("layer_norm", y, scale, offset)
+    y = ew.mul(centred, ew.rsqrt(ew.add(var, c(var, eps))))
+    return affine("layer_norm", y, scale, offset)
 
 
 def rms_norm(x, axis=-1, eps=1e-6, scale=None):
@@ -69,7 +69,7 @@ def rms_norm(x, axis=-1, eps=1e-6, scale=None):
     array([ 1., -1.,  1.,  1.])
     """
     x = _float("rms_norm", x)
-    axes = _axes("rms_norm", axis, x)
+    axes = normalize_axes("rms_norm", axis, x)
     mean_square = fnp.mean(ew.mul(x, x), axis=axes, keepdims=True)
-    y = ew.mul(x, ew.rsqrt(ew.add(mean_square, _c(mean_square, eps))))
-    return _affine("rms_norm", y, scale, None)
+    y = ew.mul(x, ew.rsqrt(ew.add(mean_square, c(mean_square, eps))))
+    return affine("rms_norm", y, scale, None)

@@ -12,7 +12,7 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import InvalidArgumentError
-from funcdiff.nn._support import _axes, _float
+from funcdiff.nn._support import normalize_axes, _float
 from funcdiff.numpy import _util
 from funcdiff.scipy import special as _special
 import funcdiff.numpy as fnp
@@ -30,7 +30,7 @@ def softmax(x, axis=-1):
            [1. , 0. ]])
     """
     x = _float("softmax", x)
-    return _special._softmax(x, _axes("softmax", axis, x))
+    return _special._softmax(x, normalize_axes("softmax", axis, x))
 
 
 def log_softmax(x, axis=-1):
@@ -41,7 +41,7 @@ def log_softmax(x, axis=-1):
     array([    0., -1000.])
     """
     x = _float("log_softmax", x)
-    return _special._log_softmax(x, _axes("log_softmax", axis, x))
+    return _special._log_softmax(x, normalize_axes("log_softmax", axis, x))
 
 
 def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):

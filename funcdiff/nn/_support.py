@@ -1,7 +1,7 @@
 """Argument handling shared by the functions of funcdiff.nn.
 
 ``_float`` prepares a function's input as a floating array (integers become
-float64, float32 stays float32) and ``_axes`` turns its ``axis`` argument into a
+float64, float32 stays float32) and ``normalize_axes`` turns its ``axis`` argument into a
 sorted tuple of non-negative axes; both name the calling ``funcdiff.nn``
 function in the errors they raise.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from funcdiff.numpy import _util
-from funcdiff.scipy.special import _floats
+from funcdiff.scipy._special_util import floats
 
 
 def _float(name: str, x):
-    return _floats(f"funcdiff.nn.{name}", x)[0]
+    return floats(f"funcdiff.nn.{name}", x)[0]
 
 
-def _axes(name: str, axis: Any, x) -> tuple[int, ...]:
+def normalize_axes(name: str, axis: Any, x) -> tuple[int, ...]:
     return _util.normalize_axes(axis, len(_util.shape_of(x)), f"funcdiff.nn.{name}")

@@ -22,12 +22,12 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import DTypeError, InvalidArgumentError
-from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT8, _INT64, _UINT64, _arg, _array,
-                                           _binary_ufunc, _c, _cast, _check_broadcast,
-                                           _float_arg, _fname, _no_bool, _num_arg, _promote,
-                                           _promote_divide, _promote_float, _promote_int_bool,
-                                           _reject_out, _result_dtype, _ufunc_options,
-                                           _unary_ufunc)
+from funcdiff.numpy._ufunc_support import (BOOL, F64, INT8, INT64, UINT64, arg, _array,
+                                           binary_ufunc, _c, cast, check_broadcast,
+                                           float_arg, fname, no_bool, num_arg, promote,
+                                           promote_divide, promote_float, promote_int_bool,
+                                           reject_out, result_dtype, ufunc_options,
+                                           unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 
@@ -40,18 +40,18 @@ _INT32 = np.dtype(np.int32)
 
 
 def _subtract(x, y):
-    if x.dtype == _BOOL:
-        _no_bool("subtract", x)
+    if x.dtype == BOOL:
+        no_bool("subtract", x)
     return ew.sub(x, y)
 
 
-add = _binary_ufunc("add", _promote, ew.add, "Elementwise sum ``x1 + x2``.", """
+add = binary_ufunc("add", promote, ew.add, "Elementwise sum ``x1 + x2``.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.add(np.array([1., 2.]), 1)
 array([2., 3.])""")
-subtract = _binary_ufunc("subtract", _promote, _subtract, "Elementwise difference ``x1 - x2``.")
-multiply = _binary_ufunc("multiply", _promote, ew.mul, "Elementwise product ``x1 * x2``.")
-divide = _binary_ufunc("divide", _promote_divide, ew.div,
+subtract = binary_ufunc("subtract", promote, _subtract, "Elementwise difference ``x1 - x2``.")
+multiply = binary_ufunc("multiply", promote, ew.mul, "Elementwise product ``x1 * x2``.")
+divide = binary_ufunc("divide", promote_divide, ew.div,
                        "Elementwise true division ``x1 / x2`` (integers divide as float64).",
                        """
 >>> import funcdiff.numpy as fnp
@@ -89,20 +89,20 @@ def _floor_divide(x, y):
     return ew.select(ew.eq(y, zero), ew.div(x, y), floor)
 
 
-floor_divide = _binary_ufunc("floor_divide", _promote_int_bool, _floor_divide,
+floor_divide = binary_ufunc("floor_divide", promote_int_bool, _floor_divide,
                              "Elementwise ``x1 // x2``: the quotient rounded toward minus "
                              "infinity.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.floor_divide(np.array([7, -7]), 2)
 array([ 3, -4])""")
-remainder = _binary_ufunc("remainder", _promote_int_bool, _remainder,
+remainder = binary_ufunc("remainder", promote_int_bool, _remainder,
                           "Elementwise ``x1 % x2`` with the sign of ``x2`` (Python's modulo).",
                           """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.remainder(np.array([7., -7.]), 3)
 array([1., 2.])""")
 mod = remainder
-fmod = _binary_ufunc("fmod", _promote_int_bool, _fmod,
+fmod = binary_ufunc("fmod", promote_int_bool, _fmod,
                      "Elementwise C remainder of ``x1 / x2``, with the sign of ``x1``.")
 
 
@@ -113,21 +113,21 @@ def divmod(x1, x2, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.divmod(np.array([7, -7]), 3)
     (array([ 2, -3]), array([1, 2]))
     """
-    _reject_out("divmod", out)
+    reject_out("divmod", out)
     return (floor_divide(x1, x2, where=where, dtype=dtype),
             remainder(x1, x2, where=where, dtype=dtype))
 
 
 def _negative(x):
-    return ew.neg(_no_bool("negative", x))
+    return ew.neg(no_bool("negative", x))
 
 
 def _positive(x):
-    return _no_bool("positive", x)
+    return no_bool("positive", x)
 
 
-negative = _unary_ufunc("negative", _num_arg, _negative, "Elementwise ``-x``.")
-positive = _unary_ufunc("positive", _num_arg, _positive, "Elementwise ``+x`` (a no-op).")
+negative = unary_ufunc("negative", num_arg, _negative, "Elementwise ``-x``.")
+positive = unary_ufunc("positive", num_arg, _positive, "Elementwise ``+x`` (a no-op).")
 
 
 def _int_power(x, y):
@@ -148,28 +148,28 @@ def _int_power(x, y):
         result = factor if result is None else ew.mul(result, factor)
         if bit + 1 < bits:
             base = ew.mul(base, base)
-    return structural.broadcast_to(result, _check_broadcast("power", x, y))
+    return structural.broadcast_to(result, check_broadcast("power", x, y))
 
 
 def _power(name: str, x, y, dtype: np.dtype):
     if type(y) is int and dtype.kind in "iufc":
         if y < 0 and dtype.kind not in "fc":
             raise InvalidArgumentError(
-                f"{_fname(name)}: integers to negative integer powers are not allowed "
+                f"{fname(name)}: integers to negative integer powers are not allowed "
                 "(numpy neither); convert the base to float first.")
-        return ew.integer_pow(_cast(x, dtype), y=y)  # np.power(x, int): the same values
+        return ew.integer_pow(cast(x, dtype), y=y)  # np.power(x, int): the same values
     if dtype.kind == "c":
         raise DTypeError(
-            f"{_fname(name)}: complex values (intermediates in funcdiff) can be raised only "
+            f"{fname(name)}: complex values (intermediates in funcdiff) can be raised only "
             f"to a Python int power, e.g. z ** 2; for other exponents compute "
             f"fnp.exp(y * fnp.log(z)).")
-    x, y = _cast(x, dtype), _cast(y, dtype)
+    x, y = cast(x, dtype), cast(y, dtype)
     try:
         if dtype.kind == "f":
             return ew.pow(x, y)
         return _int_power(x, y)
     except ValueError:
-        _check_broadcast(name, x, y)
+        check_broadcast(name, x, y)
         raise
 
 
@@ -196,10 +196,10 @@ def power(x1, x2, /, out=None, *, where=True, dtype=None):
     array([4., 9.])
     """
     if out is not None or where is not True or dtype is not None:
-        x1, x2 = _ufunc_options("power", (x1, x2), out, where, dtype)
-    x1, x2 = _arg("power", x1), _arg("power", x2)
-    rdtype = _result_dtype("power", x1, x2)
-    return _power("power", x1, x2, _INT8 if rdtype == _BOOL else rdtype)
+        x1, x2 = ufunc_options("power", (x1, x2), out, where, dtype)
+    x1, x2 = arg("power", x1), arg("power", x2)
+    rdtype = result_dtype("power", x1, x2)
+    return _power("power", x1, x2, INT8 if rdtype == BOOL else rdtype)
 
 
 def float_power(x1, x2, /, out=None, *, where=True, dtype=None):
@@ -210,32 +210,32 @@ def float_power(x1, x2, /, out=None, *, where=True, dtype=None):
     array([2.])
     """
     if out is not None or where is not True or dtype is not None:
-        x1, x2 = _ufunc_options("float_power", (x1, x2), out, where, dtype)
-    x1, x2 = _arg("float_power", x1), _arg("float_power", x2)
-    rdtype = np.promote_types(_result_dtype("float_power", x1, x2), _F64)
+        x1, x2 = ufunc_options("float_power", (x1, x2), out, where, dtype)
+    x1, x2 = arg("float_power", x1), arg("float_power", x2)
+    rdtype = np.promote_types(result_dtype("float_power", x1, x2), F64)
     return _power("float_power", x1, x2, rdtype)
 
 
 def _square(x):
-    if x.dtype == _BOOL:
-        x = _cast(x, _INT8)
+    if x.dtype == BOOL:
+        x = cast(x, INT8)
     return ew.mul(x, x)
 
 
 def _reciprocal(x):
-    if x.dtype == _BOOL:
-        x = _cast(x, _INT8)
+    if x.dtype == BOOL:
+        x = cast(x, INT8)
     return ew.div(_c(x, 1), x)
 
 
-square = _unary_ufunc("square", _num_arg, _square, "Elementwise ``x * x``.")
-reciprocal = _unary_ufunc("reciprocal", _num_arg, _reciprocal,
+square = unary_ufunc("square", num_arg, _square, "Elementwise ``x * x``.")
+reciprocal = unary_ufunc("reciprocal", num_arg, _reciprocal,
                           "Elementwise ``1 / x`` (integer division for integers, as numpy).")
-sqrt = _unary_ufunc("sqrt", _float_arg, ew.sqrt, "Elementwise non-negative square root.", """
+sqrt = unary_ufunc("sqrt", float_arg, ew.sqrt, "Elementwise non-negative square root.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.sqrt(np.array([4., 9.]))
 array([2., 3.])""")
-cbrt = _unary_ufunc("cbrt", _float_arg, ew.cbrt, "Elementwise real cube root.")
+cbrt = unary_ufunc("cbrt", float_arg, ew.cbrt, "Elementwise real cube root.")
 
 
 # ---------------------------------------------------------------------------
@@ -256,24 +256,24 @@ def _logaddexp2(x, y):
     return ew.select(ew.ne(delta, delta), ew.add(x, y), ew.add(amax, tail))
 
 
-exp = _unary_ufunc("exp", _float_arg, ew.exp, "Elementwise ``e ** x``.", """
+exp = unary_ufunc("exp", float_arg, ew.exp, "Elementwise ``e ** x``.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.exp(0.0))
 1.0""")
-exp2 = _unary_ufunc("exp2", _float_arg, ew.exp2, "Elementwise ``2 ** x``.")
-expm1 = _unary_ufunc("expm1", _float_arg, ew.expm1,
+exp2 = unary_ufunc("exp2", float_arg, ew.exp2, "Elementwise ``2 ** x``.")
+expm1 = unary_ufunc("expm1", float_arg, ew.expm1,
                      "Elementwise ``exp(x) - 1``, accurate for small ``x``.")
-log = _unary_ufunc("log", _float_arg, ew.log, "Elementwise natural logarithm.")
-log2 = _unary_ufunc("log2", _float_arg, ew.log2, "Elementwise base-2 logarithm.")
-log10 = _unary_ufunc("log10", _float_arg, ew.log10, "Elementwise base-10 logarithm.")
-log1p = _unary_ufunc("log1p", _float_arg, ew.log1p,
+log = unary_ufunc("log", float_arg, ew.log, "Elementwise natural logarithm.")
+log2 = unary_ufunc("log2", float_arg, ew.log2, "Elementwise base-2 logarithm.")
+log10 = unary_ufunc("log10", float_arg, ew.log10, "Elementwise base-10 logarithm.")
+log1p = unary_ufunc("log1p", float_arg, ew.log1p,
                      "Elementwise ``log(1 + x)``, accurate for small ``x``.")
-logaddexp = _binary_ufunc("logaddexp", _promote_float, _logaddexp,
+logaddexp = binary_ufunc("logaddexp", promote_float, _logaddexp,
                           "Elementwise ``log(exp(x1) + exp(x2))`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.logaddexp(1000.0, 1000.0)) == 1000.0 + float(fnp.log(2.0))
 True""")
-logaddexp2 = _binary_ufunc("logaddexp2", _promote_float, _logaddexp2,
+logaddexp2 = binary_ufunc("logaddexp2", promote_float, _logaddexp2,
                            "Elementwise ``log2(2**x1 + 2**x2)`` without overflow.")
 
 
@@ -306,18 +306,18 @@ def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
     array([6., 8.])
     """
     if out is not None or where is not True or dtype is not None:
-        (x1,) = _ufunc_options("ldexp", (x1,), out, where, dtype)
-    x = _float_arg("ldexp", x1)
+        (x1,) = ufunc_options("ldexp", (x1,), out, where, dtype)
+    x = float_arg("ldexp", x1)
     e = _array("ldexp", x2)
-    if e.dtype.kind not in "biu" or e.dtype == _UINT64:
-        raise DTypeError(f"{_fname('ldexp')} needs integer exponents (not uint64, which numpy "
+    if e.dtype.kind not in "biu" or e.dtype == UINT64:
+        raise DTypeError(f"{fname('ldexp')} needs integer exponents (not uint64, which numpy "
                          f"has no loop for either), got {e.dtype}; convert with astype(np.int64).")
     if e.dtype != _INT32:
-        e = _cast(e, _INT64)  # numpy's loops take int32 or int64 exponents; values unchanged
+        e = cast(e, INT64)  # numpy's loops take int32 or int64 exponents; values unchanged
     try:
         return ew.ldexp(x, e)
     except ValueError:
-        _check_broadcast("ldexp", x, e)
+        check_broadcast("ldexp", x, e)
         raise
 
 
@@ -344,12 +344,12 @@ def frexp(x, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.frexp(np.array([3.0, -0.25, 0.0]))
     (array([ 0.75, -0.5 ,  0.  ]), array([ 2, -1,  0], dtype=int32))
     """
-    _reject_out("frexp", out)
-    (x,) = _ufunc_options("frexp", (x,), None, where, dtype)
-    return tuple(ew.frexp(_float_arg("frexp", x)))
+    reject_out("frexp", out)
+    (x,) = ufunc_options("frexp", (x,), None, where, dtype)
+    return tuple(ew.frexp(float_arg("frexp", x)))
 
 
-nextafter = _binary_ufunc("nextafter", _promote_float, ew.nextafter,
+nextafter = binary_ufunc("nextafter", promote_float, ew.nextafter,
                           "Elementwise next float after ``x1`` toward ``x2``; not "
                           "differentiable (as in JAX).",
                           """
@@ -358,7 +358,7 @@ nextafter = _binary_ufunc("nextafter", _promote_float, ew.nextafter,
 True
 >>> fnp.nextafter(np.array([0.0, 1.0], np.float32), 0.0)
 array([0.        , 0.99999994], dtype=float32)""")
-spacing = _unary_ufunc("spacing", _float_arg, ew.spacing,
+spacing = unary_ufunc("spacing", float_arg, ew.spacing,
                        "Elementwise signed distance to the next float away from zero; "
                        "its derivative is zero.", """
 >>> import funcdiff.numpy as fnp, numpy as np
@@ -378,16 +378,16 @@ def _sinc(x):
 
 def _float_or_f64_arg(name, x):
     """``x`` for sinc and i0: floats keep their dtype, integers and booleans become float64."""
-    x = _arg(name, x)
-    dtype = _result_dtype(name, x)
+    x = arg(name, x)
+    dtype = result_dtype(name, x)
     if dtype.kind == "c":
-        raise DTypeError(f"{_fname(name)} takes real values only, got {dtype} (complex values "
+        raise DTypeError(f"{fname(name)} takes real values only, got {dtype} (complex values "
                          "are intermediates in funcdiff); apply it to the real and imaginary "
                          "parts as your formula needs.")
-    return _cast(x, dtype if dtype.kind == "f" else _F64)
+    return cast(x, dtype if dtype.kind == "f" else F64)
 
 
-sinc = _unary_ufunc("sinc", _float_or_f64_arg, _sinc,
+sinc = unary_ufunc("sinc", _float_or_f64_arg, _sinc,
                     "Elementwise normalised sinc ``sin(pi x) / (pi x)`` (1 at 0).")
 
 

@@ -164,7 +164,7 @@ def _aval_source(a: Any, name: str) -> Any:
     its abstract value for a tracer (or a list holding tracers), else a numpy array."""
     if isinstance(a, Tracer):
         return a.aval
-    if isinstance(a, (list, tuple)) and any(isinstance(e, Tracer) for e in _util._flat(a)):
+    if isinstance(a, (list, tuple)) and any(isinstance(e, Tracer) for e in _util.flat(a)):
         return get_aval(_util.asarray(a, f"funcdiff.numpy.{name}"))
     return np.asarray(a)
 

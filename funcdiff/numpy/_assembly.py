@@ -6,7 +6,7 @@ integer sequence (a traced ``obj`` works under grad, whose values are concrete,
 and raises a ConcretizationError under jit, make_jaxpr and vmap, as in JAX).
 With the positions known, each is a static reordering along the axis: the
 array and the values (cast to the array's dtype and broadcast, as numpy does)
-are joined and a static index pattern is taken (``_take_static``: slices and
+are joined and a static index pattern is taken (``take_static``: slices and
 one concatenate), so derivatives with respect to ``arr`` and ``values`` are
 slices and pads, never a scatter. ``append`` is a concatenate. (Index
 arithmetic, ``indices`` to ``ix_``, is in ``_index_arithmetic``.)
@@ -23,7 +23,7 @@ from funcdiff.core import Tracer
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, IndexOutOfBoundsError,
                              InvalidArgumentError, ShapeError)
 from funcdiff.numpy import _util
-from funcdiff.numpy._shape import _axis, _take_static
+from funcdiff.numpy._shape import normalize_axis, take_static
 
 _INDEX = np.dtype(np.int64)
 
@@ -127,7 +127,7 @@ def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
     source = np.empty(n + count, _INDEX)
     source[old] = np.arange(n)
     source[where] = n + np.arange(count)
-    return _take_static(fnp.concatenate([arr, values], axis=axis), axis, source)
+    return take_static(fnp.concatenate([arr, values], axis=axis), axis, source)
 
 
 def delete(arr: Any, obj: Any, axis: Any = None) -> Any:
@@ -165,7 +165,7 @@ def delete(arr: Any, obj: Any, axis: Any = None) -> Any:
         _check_bounds("delete", obj, -n, n - 1, axis, n)
         drop = np.zeros(n, bool)
         drop[obj] = True  # numpy's own indexing wraps the negative positions
-    return _take_static(arr, axis, np.flatnonzero(~drop))
+    return take_static(arr, axis, np.flatnonzero(~drop))
 
 
 def _along(name: str, arr: Any, axis: Any) -> tuple[Any, int]:
@@ -173,7 +173,7 @@ def _along(name: str, arr: Any, axis: Any) -> tuple[Any, int]:
     arr = _util.asarray(arr, name)
     if axis is None:
         return (arr if arr.ndim == 1 else fnp.ravel(arr)), 0
-    return arr, _axis(axis, arr.ndim, name)
+    return arr, normalize_axis(axis, arr.ndim, name)
 
 
 def _positions(name: str, obj: Any, n: int) -> np.ndarray:
@@ -181,7 +181,7 @@ def _positions(name: str, obj: Any, n: int) -> np.ndarray:
     if isinstance(obj, slice):
         return np.arange(n, dtype=_INDEX)[obj]
     if isinstance(obj, Tracer) or (isinstance(obj, (list, tuple)) and any(
-            isinstance(e, Tracer) for e in _util._flat(obj))):
+            isinstance(e, Tracer) for e in _util.flat(obj))):
         try:
             obj = _util.asarray(obj, name).to_concrete(f"funcdiff.numpy.{name}")
         except ConcretizationError:

@@ -14,7 +14,7 @@ from typing import Any
 
 from funcdiff.errors import ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._shape import _arr, _int, _shape
+from funcdiff.numpy._shape import _arr, _int, shape_of
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes as _broadcast_shapes
 
@@ -30,7 +30,7 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     array = _arr(array, "broadcast_to")
     shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
     shape = tuple(_int(s, "broadcast_to", "shape") for s in shape)
-    in_shape = _shape(array)
+    in_shape = shape_of(array)
     lead = len(shape) - len(in_shape)
     if (lead < 0 or min(shape, default=0) < 0
             or any(s not in (1, t) for s, t in zip(in_shape, shape[lead:]))):
@@ -79,7 +79,7 @@ def _atleast(name: str, nd: int, arys: tuple) -> Any:
     out = []
     for a in arys:
         a = _arr(a, name)
-        shape = _shape(a)
+        shape = shape_of(a)
         if len(shape) < nd:
             if nd == 3 and len(shape) == 1:
                 new = (1, shape[0], 1)

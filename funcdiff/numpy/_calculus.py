@@ -25,23 +25,23 @@ from funcdiff.core import Tracer
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError)
 from funcdiff.numpy import _util
-from funcdiff.numpy._shape import _slice_axis
+from funcdiff.numpy._shape import slice_axis
 
-_F64 = np.dtype(np.float64)
+F64 = np.dtype(np.float64)
 
 
-def _shape(x: Any) -> tuple[int, ...]:
+def shape_of(x: Any) -> tuple[int, ...]:
     return _util.shape_of(x)
 
 
 def _along(v: Any, axis: int, ndim: int) -> Any:
     """The 1-D ``v`` reshaped to broadcast against an ``ndim`` array along ``axis``."""
     shape = [1] * ndim
-    shape[axis] = _shape(v)[0]
+    shape[axis] = shape_of(v)[0]
     return fnp.reshape(v, tuple(shape))
 
 
-def _static_int(value: Any, name: str, what: str, fix: str) -> int:
+def static_int(value: Any, name: str, what: str, fix: str) -> int:
     """``value`` as a Python int; a traced value gets a ConcretizationError saying ``fix``."""
     if isinstance(value, Tracer):
         try:
@@ -89,25 +89,25 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
     6.5
     """
     y = _util.asarray(y, "trapezoid")
-    ndim = len(_shape(y))
+    ndim = len(shape_of(y))
     if ndim == 0:
         raise AxisError("funcdiff.numpy.trapezoid integrates along an axis, but y is 0-d; "
                         "pass samples of at least one dimension.")
     ax = _util.normalize_axis(axis, ndim, "trapezoid")
-    n = _shape(y)[ax]
+    n = shape_of(y)[ax]
     if x is None:
         d = dx
     else:
         x = _util.asarray(x, "trapezoid")
-        if len(_shape(x)) == 1:
-            if _shape(x)[0] != n:
+        if len(shape_of(x)) == 1:
+            if shape_of(x)[0] != n:
                 raise ShapeError(
                     f"funcdiff.numpy.trapezoid: the 1-D x needs one sample point per element "
-                    f"of y along axis {axis} ({n}), got {_shape(x)[0]}.")
+                    f"of y along axis {axis} ({n}), got {shape_of(x)[0]}.")
             d = _along(fnp.diff(x), ax, ndim)
         else:
             d = fnp.diff(x, axis=axis)
-    ends = fnp.add(_slice_axis(y, ax, min(1, n), n), _slice_axis(y, ax, 0, max(n - 1, 0)))
+    ends = fnp.add(slice_axis(y, ax, min(1, n), n), slice_axis(y, ax, 0, max(n - 1, 0)))
     return fnp.sum(fnp.divide(fnp.multiply(d, ends), 2.0), axis=axis)
 
 
@@ -154,8 +154,8 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
                          "booleans do not support (numpy raises too); convert f with "
                          "astype(float) first.")
     if not dtypes.is_float(f.dtype):
-        f = _util.cast(f, _F64)
-    shape = _shape(f)
+        f = _util.cast(f, F64)
+    shape = shape_of(f)
     axes = _gradient_axes(axis, len(shape))
     if edge_order not in (1, 2) or isinstance(edge_order, bool):
         raise InvalidArgumentError(f"funcdiff.numpy.gradient: edge_order must be 1 or 2, got "
@@ -186,7 +186,7 @@ def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...],
     """One spacing per axis: a scalar, or the coordinate differences (1-D)."""
     if not varargs:
         return [np.asarray(1.0, dtype)] * len(axes)
-    if len(varargs) == 1 and len(_shape(varargs[0])) == 0:
+    if len(varargs) == 1 and len(shape_of(varargs[0])) == 0:
         return [_scalar(varargs[0], dtype)] * len(axes)
     if len(varargs) != len(axes):
         raise InvalidArgumentError(
@@ -194,17 +194,17 @@ def _spacings(varargs: tuple, axes: tuple[int, ...], shape: tuple[int, ...],
             f"differentiated axis ({len(axes)}), got {len(varargs)}.")
     out = []
     for ax, h in zip(axes, varargs):
-        rank = len(_shape(h))
+        rank = len(shape_of(h))
         if rank == 0:
             out.append(_scalar(h, dtype))
             continue
-        if rank != 1 or _shape(h)[0] != shape[ax]:
+        if rank != 1 or shape_of(h)[0] != shape[ax]:
             raise ShapeError(
                 f"funcdiff.numpy.gradient: the spacing of axis {ax} must be a scalar or 1-D "
-                f"coordinates of length {shape[ax]}, got shape {_shape(h)}.")
+                f"coordinates of length {shape[ax]}, got shape {shape_of(h)}.")
         coords = _util.asarray(h, "gradient")
         if not dtypes.is_float(coords.dtype):
-            coords = _util.cast(coords, _F64)
+            coords = _util.cast(coords, F64)
         out.append(fnp.diff(coords))
     return out
 
@@ -218,21 +218,21 @@ def _scalar(h: Any, dtype: np.dtype) -> Any:
 
 def _differences(f: Any, ax: int, h: Any, edge_order: int) -> Any:
     """The derivative along ``ax``: the stencils of both edges and the central one, joined."""
-    n, ndim = _shape(f)[ax], len(_shape(f))
+    n, ndim = shape_of(f)[ax], len(shape_of(f))
 
     def at(i):  # f[i] along ax, keeping the axis
-        return _slice_axis(f, ax, i, i + 1)
+        return slice_axis(f, ax, i, i + 1)
 
-    if len(_shape(h)) == 0:  # even spacing h
+    if len(shape_of(h)) == 0:  # even spacing h
         def step(i, j):
             return h
-        inner = fnp.divide(fnp.subtract(_slice_axis(f, ax, 2, n), _slice_axis(f, ax, 0, n - 2)),
+        inner = fnp.divide(fnp.subtract(slice_axis(f, ax, 2, n), slice_axis(f, ax, 0, n - 2)),
                            fnp.multiply(2.0, h))
     else:  # coordinate differences h[i] = x[i+1] - x[i]
         def step(i, j):  # h[i:j], shaped to broadcast along ax
-            return _along(_slice_axis(h, 0, i, j), ax, ndim)
+            return _along(slice_axis(h, 0, i, j), ax, ndim)
         inner = _stencil(_three_point_weights(step(0, n - 2), step(1, n - 1), 1),
-                         [_slice_axis(f, ax, k, n - 2 + k) for k in range(3)])
+                         [slice_axis(f, ax, k, n - 2 + k) for k in range(3)])
     if edge_order == 1:
         first = fnp.divide(fnp.subtract(at(1), at(0)), step(0, 1))
         last = fnp.divide(fnp.subtract(at(n - 1), at(n - 2)), step(n - 2, n - 1))
@@ -304,22 +304,22 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     array([0., 5., 5., 0.])
     """
     x, xp, fp = (_util.asarray(v, "interp") for v in (x, xp, fp))
-    if len(_shape(xp)) != 1 or len(_shape(fp)) != 1:
-        raise ShapeError(f"funcdiff.numpy.interp needs 1-D xp and fp, got shapes {_shape(xp)} "
-                         f"and {_shape(fp)}.")
-    if _shape(xp) != _shape(fp):
+    if len(shape_of(xp)) != 1 or len(shape_of(fp)) != 1:
+        raise ShapeError(f"funcdiff.numpy.interp needs 1-D xp and fp, got shapes {shape_of(xp)} "
+                         f"and {shape_of(fp)}.")
+    if shape_of(xp) != shape_of(fp):
         raise ShapeError(f"funcdiff.numpy.interp needs one value fp per sample point xp, got "
-                         f"{_shape(fp)[0]} values and {_shape(xp)[0]} points.")
-    if _shape(xp)[0] == 0:
+                         f"{shape_of(fp)[0]} values and {shape_of(xp)[0]} points.")
+    if shape_of(xp)[0] == 0:
         raise ShapeError("funcdiff.numpy.interp needs at least one sample point; xp is empty.")
     x, xp, fp = _util.promote_to_float("interp", x, xp, fp)
     if period is not None:
         x, xp, fp = _periodic(x, xp, fp, period)
         left = right = None
-    n = _shape(xp)[0]
+    n = shape_of(xp)[0]
     first, last, fp_first, fp_last = xp[0], xp[n - 1], fp[0], fp[n - 1]
     if n == 1:
-        out = fnp.broadcast_to(fp_first, _shape(x))
+        out = fnp.broadcast_to(fp_first, shape_of(x))
     else:
         j = fnp.clip(fnp.subtract(fnp.searchsorted(xp, x, side="right"), 1), 0, n - 2)
         x0, x1 = fnp.take(xp, j), fnp.take(xp, fnp.add(j, 1))
@@ -348,9 +348,9 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
 
 def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
     """``x`` and the samples wrapped into one period, with one sample copied past each end."""
-    if len(_shape(period)) != 0:
+    if len(shape_of(period)) != 0:
         raise InvalidArgumentError(f"funcdiff.numpy.interp: period must be a scalar, got shape "
-                                   f"{_shape(period)}.")
+                                   f"{shape_of(period)}.")
     if not isinstance(period, Tracer) and period == 0:
         raise InvalidArgumentError("funcdiff.numpy.interp: period must be non-zero (it is the "
                                    "length after which the coordinates repeat).")
@@ -358,7 +358,7 @@ def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
     x, xp = fnp.remainder(x, period), fnp.remainder(xp, period)
     order = fnp.argsort(xp)
     xp, fp = fnp.take(xp, order), fnp.take(fp, order)
-    n = _shape(xp)[0]
+    n = shape_of(xp)[0]
     xp = fnp.concatenate([fnp.subtract(xp[n - 1:], period), xp, fnp.add(xp[:1], period)])
     fp = fnp.concatenate([fp[n - 1:], fp, fp[:1]])
     return x, xp, fp
@@ -405,16 +405,16 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.
     if p.dtype.kind == "b":
         raise DTypeError("funcdiff.numpy.unwrap needs numeric phases, got a boolean array; "
                          "convert it with astype(float).")
-    ndim = len(_shape(p))
+    ndim = len(shape_of(p))
     if ndim == 0:
         raise AxisError("funcdiff.numpy.unwrap works along an axis, but p is 0-d; pass phases "
                         "of at least one dimension.")
     ax = _util.normalize_axis(axis, ndim, "unwrap")
-    n = _shape(p)[ax]
+    n = shape_of(p)[ax]
     dd = fnp.diff(p, axis=ax)
     dtype = dtypes.result_type(dd, period)
     if dtype.kind in "iu":
-        high, rem = divmod(_static_int(period, "unwrap", "an integer period",
+        high, rem = divmod(static_int(period, "unwrap", "an integer period",
                                        "Pass period as a Python int or float."), 2)
         ambiguous = rem == 0  # an odd period has no jump of exactly half of it
     else:
@@ -429,8 +429,8 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.
     if discont is None:
         discont = period / 2 if type(period) in (int, float) else fnp.divide(period, 2)
     correction = fnp.where(fnp.less(fnp.abs(dd), discont), 0, correction)
-    later = fnp.add(_slice_axis(p, ax, min(1, n), n), fnp.cumsum(correction, axis=ax))
-    first = _slice_axis(p, ax, 0, min(1, n))
+    later = fnp.add(slice_axis(p, ax, min(1, n), n), fnp.cumsum(correction, axis=ax))
+    first = slice_axis(p, ax, 0, min(1, n))
     return fnp.concatenate([fnp.astype(first, dtype), fnp.astype(later, dtype)], axis=ax)
 
 

@@ -1,20 +1,20 @@
 """Labelled contractions: the helpers behind every product of funcdiff.numpy.
 
 Every product is a contraction of labelled axes, so one helper,
-``_contract_pair``, serves dot, vdot, inner, matmul, tensordot and einsum: it
+``contract_pair``, serves dot, vdot, inner, matmul, tensordot and einsum: it
 gives each operand's axes labels, sums labels that only one operand has and
 nobody needs, and maps the rest onto ONE ``dot_general`` (shared labels that
 are kept become batch axes, shared labels that are not kept are contracted),
 whose impl reaches BLAS. Products with nothing to contract are a broadcasting
 ``mul``. Size-1 axes that numpy would broadcast are squeezed away first, so
 ``matmul``'s broadcasting of leading dimensions never materialises a copy.
-A diagonal (``_diagonal_last``) is a strided slice of its two axes flattened
+A diagonal (``diagonal_last``) is a strided slice of its two axes flattened
 into one: the diagonal of an ``n x m`` block is every ``(m+1)``-th element.
 
 The decisions depend only on shapes and labels, so each helper is split into
 a ``*_plan`` that works on shapes alone and returns *steps* (an operation and
 its params, applied by ``_run``), and the eager helper that runs them. Plans
-can therefore be cached (``_pair_plan`` is, per shapes and labels) and
+can therefore be cached (``pair_plan`` is, per shapes and labels) and
 composed into whole programs (einsum caches one per call signature).
 """
 
@@ -32,7 +32,7 @@ from funcdiff.primitives import reductions, slicing, structural
 from funcdiff.primitives.dot import dot_general_p
 
 
-def _shape(x) -> tuple[int, ...]:
+def shape_of(x) -> tuple[int, ...]:
     return x.shape  # arrays, numpy scalars and tracers (Python scalars are converted first)
 
 
@@ -55,9 +55,9 @@ def _transpose_plan(perm) -> tuple:
     return ((structural.transpose, {"permutation": perm}),)
 
 
-def _reshape(x, shape):
+def reshape(x, shape):
     shape = tuple(shape)
-    return x if _shape(x) == shape else structural.reshape(x, new_sizes=shape)
+    return x if shape_of(x) == shape else structural.reshape(x, new_sizes=shape)
 
 
 def _transpose(x, perm):
@@ -69,10 +69,10 @@ def _nonzero(x):
 
 
 _TO_INT64 = (ew.convert_element_type, {"new_dtype": np.dtype(np.int64)})
-_NONZERO = (_nonzero, {})
+NONZERO = (_nonzero, {})
 
 
-def _bool_in(arrays: list) -> tuple[list, bool]:
+def bool_in(arrays: list) -> tuple[list, bool]:
     """Boolean products are computed in int64 and compared with 0 afterwards
     (numpy's boolean dot is an OR of ANDs); dot_general multiplies numbers."""
     if arrays and _util.dtype_of(arrays[0]) == np.bool_:
@@ -80,11 +80,11 @@ def _bool_in(arrays: list) -> tuple[list, bool]:
     return arrays, False
 
 
-def _bool_out(x, was_bool: bool):
+def bool_out(x, was_bool: bool):
     return _nonzero(x) if was_bool else x
 
 
-def _sum_plan(shape: tuple, labels: tuple, drop) -> tuple[tuple, tuple, tuple]:
+def sum_plan(shape: tuple, labels: tuple, drop) -> tuple[tuple, tuple, tuple]:
     """Steps summing the axes labelled in ``drop``, and the shape and labels left."""
     axes = tuple(i for i, l in enumerate(labels) if l in drop)
     if not axes:
@@ -95,11 +95,11 @@ def _sum_plan(shape: tuple, labels: tuple, drop) -> tuple[tuple, tuple, tuple]:
 
 
 def _sum_labels(x, labels: tuple, drop) -> tuple[Any, tuple]:
-    steps, _, labels = _sum_plan(_shape(x), labels, drop)
+    steps, _, labels = sum_plan(shape_of(x), labels, drop)
     return _run(x, steps), labels
 
 
-def _squeeze_plan(shape: tuple, labels: tuple, sizes: dict) -> tuple[tuple, tuple, tuple]:
+def squeeze_plan(shape: tuple, labels: tuple, sizes: dict) -> tuple[tuple, tuple, tuple]:
     """Steps dropping size-1 axes whose label is larger elsewhere: numpy
     broadcasts them, and a size-1 axis contributes one factor, so dropping it
     is exact. Returns the steps and the shape and labels left."""
@@ -111,11 +111,11 @@ def _squeeze_plan(shape: tuple, labels: tuple, sizes: dict) -> tuple[tuple, tupl
 
 
 def _squeeze_labels(x, labels: tuple, sizes: dict) -> tuple[Any, tuple]:
-    steps, _, labels = _squeeze_plan(_shape(x), labels, sizes)
+    steps, _, labels = squeeze_plan(shape_of(x), labels, sizes)
     return _run(x, steps), labels
 
 
-def _label_sizes(name: str, pairs) -> dict:
+def label_sizes(name: str, pairs) -> dict:
     """Size of each label over (shape, labels) pairs; size 1 broadcasts."""
     sizes: dict = {}
     for shape, labels in pairs:
@@ -133,18 +133,18 @@ def _label_sizes(name: str, pairs) -> dict:
 
 
 @functools.lru_cache(maxsize=512)
-def _pair_plan(x_shape: tuple, x_labels: tuple, y_shape: tuple, y_labels: tuple,
+def pair_plan(x_shape: tuple, x_labels: tuple, y_shape: tuple, y_labels: tuple,
                keep: tuple) -> tuple:
-    """The plan of ``_contract_pair``: (x steps, y steps, product operation,
+    """The plan of ``contract_pair``: (x steps, y steps, product operation,
     its params, result shape, result labels)."""
     keep_pos = {l: i for i, l in enumerate(keep)}
-    sizes = _label_sizes("contraction", [(x_shape, x_labels), (y_shape, y_labels)])
-    x_squeeze, x_shape, x_labels = _squeeze_plan(x_shape, x_labels, sizes)
-    y_squeeze, y_shape, y_labels = _squeeze_plan(y_shape, y_labels, sizes)
+    sizes = label_sizes("contraction", [(x_shape, x_labels), (y_shape, y_labels)])
+    x_squeeze, x_shape, x_labels = squeeze_plan(x_shape, x_labels, sizes)
+    y_squeeze, y_shape, y_labels = squeeze_plan(y_shape, y_labels, sizes)
     x_set, y_set = set(x_labels), set(y_labels)
-    x_sum, x_shape, x_labels = _sum_plan(x_shape, x_labels, {
+    x_sum, x_shape, x_labels = sum_plan(x_shape, x_labels, {
         l for l in x_labels if l not in y_set and l not in keep_pos})
-    y_sum, y_shape, y_labels = _sum_plan(y_shape, y_labels, {
+    y_sum, y_shape, y_labels = sum_plan(y_shape, y_labels, {
         l for l in y_labels if l not in x_set and l not in keep_pos})
     x_steps, y_steps = x_squeeze + x_sum, y_squeeze + y_sum
     shared = [l for l in x_labels if l in y_set]
@@ -177,19 +177,19 @@ def _pair_plan(x_shape: tuple, x_labels: tuple, y_shape: tuple, y_labels: tuple,
             out_shape, out_labels)
 
 
-def _contract_pair(x, x_labels: tuple, y, y_labels: tuple, keep: Sequence) -> tuple[Any, tuple]:
+def contract_pair(x, x_labels: tuple, y, y_labels: tuple, keep: Sequence) -> tuple[Any, tuple]:
     """The product of ``x`` and ``y`` whose axes carry the given (distinct) labels,
     summed over every label not in ``keep``.
 
     Returns the result and its axis labels: batch labels (in ``keep`` order),
     then ``x``'s free labels, then ``y``'s, as ``dot_general`` lays them out.
     """
-    x_steps, y_steps, product, params, _, out_labels = _pair_plan(
-        _shape(x), tuple(x_labels), _shape(y), tuple(y_labels), tuple(keep))
+    x_steps, y_steps, product, params, _, out_labels = pair_plan(
+        shape_of(x), tuple(x_labels), shape_of(y), tuple(y_labels), tuple(keep))
     return product(_run(x, x_steps), _run(y, y_steps), **params), out_labels
 
 
-def _arrange_plan(shape: tuple, labels: tuple, out_labels: Sequence,
+def arrange_plan(shape: tuple, labels: tuple, out_labels: Sequence,
                   out_shape: Sequence[int]) -> tuple:
     """Steps transposing an array of ``shape`` (axes labelled ``labels``, a subset
     of ``out_labels``) into ``out_labels`` order and broadcasting it to
@@ -209,13 +209,13 @@ def _arrange_plan(shape: tuple, labels: tuple, out_labels: Sequence,
     return steps + ((structural.broadcast_to, {"shape": out_shape}),)
 
 
-def _arrange(x, labels: tuple, out_labels: Sequence, out_shape: Sequence[int]):
+def arrange(x, labels: tuple, out_labels: Sequence, out_shape: Sequence[int]):
     """``x`` (axes labelled ``labels``, a subset of ``out_labels``) transposed into
     ``out_labels`` order and broadcast to ``out_shape`` (labels it lacks)."""
-    return _run(x, _arrange_plan(_shape(x), labels, out_labels, out_shape))
+    return _run(x, arrange_plan(shape_of(x), labels, out_labels, out_shape))
 
 
-def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple[tuple, tuple]:
+def diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple[tuple, tuple]:
     """Steps taking the (offset) diagonal of axes ``axis1``/``axis2`` of an array
     of ``shape`` as its last axis, and the resulting shape.
 
@@ -247,6 +247,6 @@ def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple[t
     return steps, tuple(lead) + (count,)
 
 
-def _diagonal_last(x, offset: int, axis1: int, axis2: int):
+def diagonal_last(x, offset: int, axis1: int, axis2: int):
     """numpy.diagonal: the (offset) diagonal of axes ``axis1``/``axis2``, as the last axis."""
-    return _run(x, _diagonal_plan(_shape(x), offset, axis1, axis2)[0])
+    return _run(x, diagonal_plan(shape_of(x), offset, axis1, axis2)[0])

@@ -13,7 +13,7 @@ under jit and vmap; without it ``x`` needs a concrete value. ``histogram``'s
 edges are ``linspace(min, max)`` of the data (or of ``range``), so they trace
 and carry the derivative of the data's extremes; only the number of bins
 must be static. ``_histograms`` bins in several dimensions with the same
-helpers (``_bin_count``, ``_even_edges``, ``_bin_index``, ``_counts_into``).
+helpers (``bin_count``, ``even_edges``, ``bin_index``, ``counts_into``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from funcdiff.errors import (ConcretizationError, DTypeError, InvalidArgumentErr
 from funcdiff.numpy import _util
 from funcdiff.primitives import indexing
 
-_INDEX = np.dtype(np.int64)
+INDEX = np.dtype(np.int64)
 
 
-def _counts_into(indices: Any, weights: Any, length: int, dtype: np.dtype) -> Any:
+def counts_into(indices: Any, weights: Any, length: int, dtype: np.dtype) -> Any:
     """``length`` sums of ``weights`` by bin index; an index equal to ``length`` marks
     an element in no bin (it lands in an extra slot that is cut off)."""
     slots = np.zeros(length + 1, dtype)
@@ -132,7 +132,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
     if length is not None:
         length = _util.static_count(length, "bincount", "length", "the number of bins")
     if weights is None:
-        weights, dtype = np.ones(x.shape, _INDEX), _INDEX
+        weights, dtype = np.ones(x.shape, INDEX), INDEX
     else:
         weights = _util.asarray(weights, "bincount")
         if weights.shape != x.shape:
@@ -153,9 +153,9 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
             f"bincount returns max(x) + 1 bins, so it needs a concrete x, but got the "
             f"abstract {x.aval.str_short()} (under jit, make_jaxpr or vmap). Pass length= "
             "to fix the number of bins (larger values are then dropped).")
-    indices = fnp.clip(_util.cast(x, _INDEX), 0, None)  # negatives count in bin 0 (JAX)
+    indices = fnp.clip(_util.cast(x, INDEX), 0, None)  # negatives count in bin 0 (JAX)
     indices = fnp.where(fnp.less(indices, length), indices, length)
-    return _counts_into(indices, weights, length, dtype)
+    return counts_into(indices, weights, length, dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -262,15 +262,15 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
             "the edges (numpy.histogram_bin_edges computes them from concrete data).")
     bins = _util.asarray(bins, name)
     if bins.ndim == 1:
-        _check_increasing(name, bins, "bins edges")
+        check_increasing(name, bins, "bins edges")
         return bins
-    count = _bin_count(name, bins, "bins")
+    count = bin_count(name, bins, "bins")
     dtype = dtypes.result_type(a, 0.0, 0.0)  # range values are weak, as in numpy
     dtype = dtype if dtypes.is_float(dtype) else dtypes.default_float
-    return _even_edges(name, a, count, range, dtype)
+    return even_edges(name, a, count, range, dtype)
 
 
-def _check_increasing(name: str, edges: Any, what: str) -> None:
+def check_increasing(name: str, edges: Any, what: str) -> None:
     """An error for concrete ``edges`` that decrease somewhere."""
     values = _util.concrete_or_none(edges, name)
     if values is not None and np.any(values[:-1] > values[1:]):
@@ -278,7 +278,7 @@ def _check_increasing(name: str, edges: Any, what: str) -> None:
                                    f"monotonically, got {values!r:.80}.")
 
 
-def _bin_count(name: str, bins: Any, what: str) -> int:
+def bin_count(name: str, bins: Any, what: str) -> int:
     """A 0-d integer ``bins`` as a positive Python int (it fixes the result's shape)."""
     if bins.ndim != 0 or bins.dtype.kind not in "iu":
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs {what} to be an int or 1-D "
@@ -297,7 +297,7 @@ def _bin_count(name: str, bins: Any, what: str) -> int:
     return count
 
 
-def _even_edges(name: str, a: Any, count: int, range_: Any, dtype: np.dtype) -> Any:
+def even_edges(name: str, a: Any, count: int, range_: Any, dtype: np.dtype) -> Any:
     """``count + 1`` evenly spaced edges over ``range_`` or the extremes of ``a``."""
     first, last = _range_edges(name, a, range_)
     f64 = dtypes.default_float  # numpy spaces the edges in float64, then casts
@@ -305,7 +305,7 @@ def _even_edges(name: str, a: Any, count: int, range_: Any, dtype: np.dtype) -> 
     return _util.cast(edges, dtype)
 
 
-def _bin_index(name: str, data: Any, edges: Any) -> tuple[Any, Any]:
+def bin_index(name: str, data: Any, edges: Any) -> tuple[Any, Any]:
     """The bin of each element of ``data`` between increasing ``edges``, and whether
     it is in one: bin ``i`` holds ``edges[i] <= x < edges[i+1]``, the last bin
     also its right edge. Needs at least two edges."""
@@ -361,15 +361,15 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  #
     edges = histogram_bin_edges(a, bins, range)
     n_bins = max(edges.shape[0] - 1, 0)
     if weights is None:
-        weights, dtype = np.ones(a.shape, _INDEX), _INDEX
+        weights, dtype = np.ones(a.shape, INDEX), INDEX
     else:
-        dtype = _INDEX if weights.dtype.kind == "b" else weights.dtype
+        dtype = INDEX if weights.dtype.kind == "b" else weights.dtype
         weights = _util.cast(weights, dtype)
     if n_bins == 0:
         hist = np.zeros(0, dtype)
     else:
-        index, inside = _bin_index("histogram", a, edges)
-        hist = _counts_into(fnp.where(inside, index, n_bins), weights, n_bins, dtype)
+        index, inside = bin_index("histogram", a, edges)
+        hist = counts_into(fnp.where(inside, index, n_bins), weights, n_bins, dtype)
     if not density:
         return hist, edges
     float_dtype = dtypes.result_type(edges, weights) if dtypes.is_float(dtype) else edges.dtype

@@ -22,8 +22,8 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _cast, _dtype_arg,
-                                           _fname, _shape)
+from funcdiff.numpy._ufunc_support import (F64, PY_SCALARS, arg, _array, cast, dtype_arg,
+                                           fname, shape_of)
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
 
@@ -33,22 +33,22 @@ from funcdiff.primitives.cards import broadcast_shapes
 # Array creation
 
 
-def _has_tracer(x: Any) -> bool:
+def has_tracer(x: Any) -> bool:
     if isinstance(x, Tracer):
         return True
     if isinstance(x, (list, tuple)):
-        return builtins.any(_has_tracer(e) for e in x)
+        return builtins.any(has_tracer(e) for e in x)
     return False
 
 
 def _checked_numpy(name: str, arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind not in "biuf":
-        dtypes.check_dtype(arr.dtype, f"the input of {_fname(name)}")
+        dtypes.check_dtype(arr.dtype, f"the input of {fname(name)}")
     return arr
 
 
-def _creation_dtype(name: str, dtype: Any, default: np.dtype = _F64) -> np.dtype:
-    return default if dtype is None else _dtype_arg(name, dtype)
+def _creation_dtype(name: str, dtype: Any, default: np.dtype = F64) -> np.dtype:
+    return default if dtype is None else dtype_arg(name, dtype)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -76,20 +76,20 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     """
     if like is not None:
         raise UnsupportedNumpyError("funcdiff.numpy.array does not support like=")
-    if isinstance(object, Tracer) or _has_tracer(object):
-        dtype = None if dtype is None else _dtype_arg("array", dtype)
-        out = _util.asarray(object, _fname("array"), dtype)
+    if isinstance(object, Tracer) or has_tracer(object):
+        dtype = None if dtype is None else dtype_arg("array", dtype)
+        out = _util.asarray(object, fname("array"), dtype)
     else:
-        dtype = None if dtype is None else _dtype_arg("array", dtype)
+        dtype = None if dtype is None else dtype_arg("array", dtype)
         try:
             out = np.array(object, dtype=dtype, copy=copy, order=order, subok=subok)
         except ValueError as e:
-            raise ShapeError(f"{_fname('array')} cannot make an array of {object!r:.60}: "
+            raise ShapeError(f"{fname('array')} cannot make an array of {object!r:.60}: "
                              f"{e}") from None
         out = _checked_numpy("array", out)
-    ndim = _shape(out).__len__()
+    ndim = shape_of(out).__len__()
     if ndmin > ndim:
-        out = structural.reshape(out, new_sizes=(1,) * (ndmin - ndim) + _shape(out)) \
+        out = structural.reshape(out, new_sizes=(1,) * (ndmin - ndim) + shape_of(out)) \
             if isinstance(out, Tracer) else out.reshape((1,) * (ndmin - ndim) + out.shape)
     return out
 
@@ -106,13 +106,13 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """
     if like is not None:
         raise UnsupportedNumpyError("funcdiff.numpy.asarray does not support like=")
-    dtype = None if dtype is None else _dtype_arg("asarray", dtype)
-    if isinstance(a, Tracer) or _has_tracer(a):
-        return _util.asarray(a, _fname("asarray"), dtype)
+    dtype = None if dtype is None else dtype_arg("asarray", dtype)
+    if isinstance(a, Tracer) or has_tracer(a):
+        return _util.asarray(a, fname("asarray"), dtype)
     try:
         out = np.asarray(a, dtype=dtype, order=order, copy=copy)
     except ValueError as e:
-        raise ShapeError(f"{_fname('asarray')} cannot make an array of {a!r:.60}: {e}") from None
+        raise ShapeError(f"{fname('asarray')} cannot make an array of {a!r:.60}: {e}") from None
     return _checked_numpy("asarray", out)
 
 
@@ -149,7 +149,7 @@ def _at_least_1d(name: str, a: Any, dtype: Any, like: Any) -> Any:
     if like is not None:
         raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support like=")
     x = asarray(a, dtype)
-    return structural.reshape(x, new_sizes=(1,)) if _shape(x) == () else x
+    return structural.reshape(x, new_sizes=(1,)) if shape_of(x) == () else x
 
 
 def copy(a, order="K", subok=False):
@@ -174,8 +174,8 @@ def copy(a, order="K", subok=False):
     >>> x
     array([1., 2.])
     """
-    if isinstance(a, Tracer) or _has_tracer(a):
-        return _util.asarray(a, _fname("copy"))
+    if isinstance(a, Tracer) or has_tracer(a):
+        return _util.asarray(a, fname("copy"))
     return array(a, copy=True, order=order, subok=subok)
 
 
@@ -183,18 +183,18 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (like ``numpy.astype``). Float to float and
     float to complex casts keep derivatives; complex to real is an error (take
     ``real`` explicitly)."""
-    return _cast(_array("astype", x), _dtype_arg("astype", dtype, allow_complex=True))
+    return cast(_array("astype", x), dtype_arg("astype", dtype, allow_complex=True))
 
 
 def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:
-    shape = concrete_value(shape, _fname(name))
+    shape = concrete_value(shape, fname(name))
     try:
         if isinstance(shape, (list, tuple, np.ndarray)):
-            return tuple(operator.index(concrete_value(s, _fname(name))) for s in shape)
+            return tuple(operator.index(concrete_value(s, fname(name))) for s in shape)
         return (operator.index(shape),)
     except TypeError:
         raise InvalidArgumentError(
-            f"{_fname(name)} needs a shape of Python ints, got {shape!r}") from None
+            f"{fname(name)} needs a shape of Python ints, got {shape!r}") from None
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
@@ -219,9 +219,9 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
 
 def _fill_dtype(name: str, fill_value: Any, dtype: Any) -> np.dtype:
     if dtype is not None:
-        return _dtype_arg(name, dtype)
-    fill_value = _arg(name, fill_value)
-    return np.asarray(fill_value).dtype if type(fill_value) in _PY_SCALARS else fill_value.dtype
+        return dtype_arg(name, dtype)
+    fill_value = arg(name, fill_value)
+    return np.asarray(fill_value).dtype if type(fill_value) in PY_SCALARS else fill_value.dtype
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
@@ -236,10 +236,10 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """
     shape = _shape_arg("full", shape)
     dtype = _fill_dtype("full", fill_value, dtype)
-    if isinstance(fill_value, Tracer) or _has_tracer(fill_value):
-        fill = _cast(_arg("full", fill_value), dtype)
-        if broadcast_shapes(_fname("full"), _shape(fill), shape) != shape:
-            raise ShapeError(f"{_fname('full')}: fill_value of shape {_shape(fill)} does not "
+    if isinstance(fill_value, Tracer) or has_tracer(fill_value):
+        fill = cast(arg("full", fill_value), dtype)
+        if broadcast_shapes(fname("full"), shape_of(fill), shape) != shape:
+            raise ShapeError(f"{fname('full')}: fill_value of shape {shape_of(fill)} does not "
                              f"broadcast to the shape {shape}")
         return structural.broadcast_to(fill, shape)
     return _checked_numpy("full", np.full(shape, fill_value, dtype, order))
@@ -247,8 +247,8 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 def _like(name: str, a: Any, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
     a = _array(name, a)
-    dtype = a.dtype if dtype is None else _dtype_arg(name, dtype)
-    shape = _shape(a) if shape is None else _shape_arg(name, shape)
+    dtype = a.dtype if dtype is None else dtype_arg(name, dtype)
+    shape = shape_of(a) if shape is None else _shape_arg(name, shape)
     return shape, dtype
 
 
@@ -283,7 +283,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     array([2, 2, 2])
     """
     shape, dtype = _like("full_like", a, dtype, shape)
-    if isinstance(fill_value, Tracer) or _has_tracer(fill_value):
+    if isinstance(fill_value, Tracer) or has_tracer(fill_value):
         return full(shape, fill_value, dtype)
     return _checked_numpy("full_like", np.full(shape, fill_value, dtype))
 
@@ -296,7 +296,7 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     array([[1, 0],
            [0, 1]])
     """
-    name = _fname("eye")
+    name = fname("eye")
     N, k = operator.index(concrete_value(N, name)), operator.index(concrete_value(k, name))
     M = None if M is None else operator.index(concrete_value(M, name))
     return np.eye(N, M, k, _creation_dtype("eye", dtype), order)
@@ -309,7 +309,7 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=float, *, like=None):
     """Ones at and below the ``k``-th diagonal (like ``numpy.tri``)."""
-    name = _fname("tri")
+    name = fname("tri")
     N, k = _util.static_int(N, name, "N"), _util.static_int(k, name, "k")
     M = None if M is None else _util.static_int(M, name, "M")
     return np.tri(N, M, k, _creation_dtype("tri", dtype))
@@ -328,12 +328,12 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     >>> fnp.arange(1, 7, 2)
     array([1, 3, 5])
     """
-    name = _fname("arange")
+    name = fname("arange")
     args = [concrete_value(v, name) for v in (start, stop, step)]
     for v in args:
         if v is not None:
-            _arg("arange", v)
-    dtype = None if dtype is None else _dtype_arg("arange", dtype)
+            arg("arange", v)
+    dtype = None if dtype is None else dtype_arg("arange", dtype)
     if args[1] is None:
         return _checked_numpy("arange", np.arange(args[0], step=args[2], dtype=dtype))
     return _checked_numpy("arange", np.arange(args[0], args[1], args[2], dtype=dtype))

@@ -20,15 +20,15 @@ import numpy as np
 from funcdiff.core import get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._ufunc_support import _array, _c, _fname, _shape
+from funcdiff.numpy._ufunc_support import _array, _c, fname, shape_of
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
 
 
 def _matrix_mask(name: str, m: Any, k: int, lower: bool) -> np.ndarray:
-    shape = _shape(m)
+    shape = shape_of(m)
     if len(shape) < 1:
-        raise ShapeError(f"{_fname(name)} needs an array of at least 1 dimension, got a 0-d "
+        raise ShapeError(f"{fname(name)} needs an array of at least 1 dimension, got a 0-d "
                          "array")
     rows, cols = shape[-2:] if len(shape) >= 2 else (shape[-1], shape[-1])
     if lower:
@@ -48,7 +48,7 @@ def tril(m, k=0):
            [1., 1.]])
     """
     m = _array("tril", m)
-    k = _util.static_int(k, _fname("tril"), "k")
+    k = _util.static_int(k, fname("tril"), "k")
     return ew.select(_matrix_mask("tril", m, k, True), m, _c(m, 0))
 
 
@@ -61,7 +61,7 @@ def triu(m, k=0):
            [0., 1.]])
     """
     m = _array("triu", m)
-    k = _util.static_int(k, _fname("triu"), "k")
+    k = _util.static_int(k, fname("triu"), "k")
     return ew.select(_matrix_mask("triu", m, k, False), m, _c(m, 0))
 
 
@@ -77,19 +77,19 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     array([1., 5.])
     """
     a = _array("diagonal", a)
-    shape = _shape(a)
+    shape = shape_of(a)
     if len(shape) < 2:
-        raise ShapeError(f"{_fname('diagonal')} needs an array of at least 2 dimensions, got "
+        raise ShapeError(f"{fname('diagonal')} needs an array of at least 2 dimensions, got "
                          f"shape {shape}")
     if type(offset) is not int or type(axis1) is not int or type(axis2) is not int:
-        name = _fname("diagonal")  # tracers, numpy integers, bools: plain ints first
+        name = fname("diagonal")  # tracers, numpy integers, bools: plain ints first
         offset = _util.static_int(offset, name, "offset")
         axis1 = _util.normalize_axis(axis1, len(shape), name)
         axis2 = _util.normalize_axis(axis2, len(shape), name)
-    return _strided_diagonal(a, shape, offset, axis1, axis2)
+    return strided_diagonal(a, shape, offset, axis1, axis2)
 
 
-def _strided_diagonal(a, shape: tuple, offset: int, axis1: int, axis2: int):
+def strided_diagonal(a, shape: tuple, offset: int, axis1: int, axis2: int):
     """``diagonal`` of the array ``a`` of ``shape`` (rank >= 2) for int arguments."""
     perm, flat_sizes, starts, limits, strides = _diagonal_plan(shape, offset, axis1, axis2)
     if perm is not None:
@@ -105,7 +105,7 @@ def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple:
     moving the two axes last (None when they already are), the flattened sizes, and
     the strided slice's bounds (strides None when they are all one, as ``slice``
     canonicalises them)."""
-    name = _fname("diagonal")
+    name = fname("diagonal")
     ax1, ax2 = _util.normalize_axis(axis1, len(shape), name), \
         _util.normalize_axis(axis2, len(shape), name)
     if ax1 == ax2:
@@ -141,12 +141,12 @@ def diag(v, k=0):
     """
     v = _array("diag", v)
     if type(k) is not int:
-        k = _util.static_int(k, _fname("diag"), "k")
-    shape = _shape(v)
+        k = _util.static_int(k, fname("diag"), "k")
+    shape = shape_of(v)
     if len(shape) == 2:
-        return _strided_diagonal(v, shape, k, 0, 1)
+        return strided_diagonal(v, shape, k, 0, 1)
     if len(shape) != 1:
-        raise ShapeError(f"{_fname('diag')} needs a 1-d or 2-d input, got shape {shape}")
+        raise ShapeError(f"{fname('diag')} needs a 1-d or 2-d input, got shape {shape}")
     zero = _c(v, 0)
     if k:  # column j of the result holds v[j - k] (k > 0) or v[j] (k < 0)
         v = slicing.pad_p.bind(v, zero, padding_config=((builtins.max(k, 0),

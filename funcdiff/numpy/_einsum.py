@@ -9,7 +9,7 @@ a greedy order (as opt_einsum's greedy path: the pair whose product is
 smallest relative to its inputs, preferring pairs that share a label), each
 pair one ``dot_general`` through ``_contraction``. All of this is decided from
 static data, so it is planned once per call signature into a cached program
-(``_einsum_program``) that each call merely runs.
+(``einsum_program``) that each call merely runs.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._contraction import (_NONZERO, _arrange_plan, _diagonal_plan, _label_sizes,
-                                         _pair_plan, _squeeze_plan, _sum_plan)
+from funcdiff.numpy._contraction import (NONZERO, arrange_plan, diagonal_plan, label_sizes,
+                                         pair_plan, squeeze_plan, sum_plan)
 from funcdiff.primitives import elementwise as ew
 
 
@@ -154,7 +154,7 @@ def _take_diagonals(shape: tuple, labels: tuple) -> tuple[tuple, tuple, tuple]:
             raise ShapeError(f"einsum: the repeated subscript {chr(labels[p])!r} labels axes of "
                              f"sizes {shape[q]} and {shape[p]} in an operand of shape {shape}; "
                              "a diagonal needs equal sizes")
-        diagonal, shape = _diagonal_plan(shape, 0, q, p)
+        diagonal, shape = diagonal_plan(shape, 0, q, p)
         steps += diagonal
         labels = tuple(l for i, l in enumerate(labels) if i not in (p, q)) + (labels[p],)
     return steps, shape, labels
@@ -197,7 +197,7 @@ _SHAPE_AND_DTYPE = operator.attrgetter("shape", "dtype")
 
 
 @functools.lru_cache(maxsize=256)
-def _einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
+def einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
     """The instructions computing einsum on operands of the given (shape, dtype)
     pairs, in the order the operations bind, and the slot holding the result.
     Raises the errors of malformed calls."""
@@ -215,7 +215,7 @@ def _einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
         if d != dtype:
             program.append((ew.convert_element_type, k, None, {"new_dtype": dtype}))
     in_labels, out_labels = _parse_einsum(subscripts, tuple(len(s) for s in shapes))
-    sizes = _label_sizes(f"einsum {subscripts!r}", list(zip(shapes, in_labels)))
+    sizes = label_sizes(f"einsum {subscripts!r}", list(zip(shapes, in_labels)))
     out_shape = tuple(sizes[l] for l in out_labels)
     was_bool = bool(shapes) and dtype == np.bool_
     if was_bool:
@@ -232,12 +232,12 @@ def _einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
         ops.append((k, shape, labels))
     # Squeeze broadcast size-1 axes, then sum labels nobody else needs.
     for n, (k, shape, labels) in enumerate(ops):
-        steps, shape, labels = _squeeze_plan(shape, labels, sizes)
+        steps, shape, labels = squeeze_plan(shape, labels, sizes)
         emit(k, steps)
         ops[n] = (k, shape, labels)
     for n, (k, shape, labels) in enumerate(ops):
         elsewhere = set(out_labels).union(*[set(o[2]) for i, o in enumerate(ops) if i != n])
-        steps, shape, labels = _sum_plan(shape, labels, {l for l in labels if l not in elsewhere})
+        steps, shape, labels = sum_plan(shape, labels, {l for l in labels if l not in elsewhere})
         emit(k, steps)
         ops[n] = (k, shape, labels)
     while len(ops) > 1:
@@ -245,23 +245,23 @@ def _einsum_program(subscripts: str, operands: tuple, dtype, casting) -> tuple:
         rest = [o for n, o in enumerate(ops) if n not in (i, j)]
         keep = tuple(out_labels) + tuple(l for o in rest for l in o[2] if l not in out_labels)
         (x_slot, x_shape, x_labels), (y_slot, y_shape, y_labels) = ops[i], ops[j]
-        x_steps, y_steps, product, params, shape, labels = _pair_plan(
+        x_steps, y_steps, product, params, shape, labels = pair_plan(
             x_shape, x_labels, y_shape, y_labels, keep)
         emit(x_slot, x_steps)
         emit(y_slot, y_steps)
         program.append((product, x_slot, y_slot, params))
         ops = rest + [(x_slot, shape, labels)]
     slot, shape, labels = ops[0]
-    steps, shape, labels = _sum_plan(shape, labels, {l for l in labels if l not in out_labels})
+    steps, shape, labels = sum_plan(shape, labels, {l for l in labels if l not in out_labels})
     emit(slot, steps)
-    emit(slot, _arrange_plan(shape, labels, out_labels, out_shape))
+    emit(slot, arrange_plan(shape, labels, out_labels, out_shape))
     if was_bool:
-        emit(slot, (_NONZERO,))
+        emit(slot, (NONZERO,))
     return tuple(program), slot
 
 
 def _run_program(program: tuple, slot: int, arrays: list):
-    """Run an ``_einsum_program`` on the operands (``arrays`` is overwritten)."""
+    """Run an ``einsum_program`` on the operands (``arrays`` is overwritten)."""
     for op, i, j, params in program:
         arrays[i] = op(arrays[i], **params) if j is None else op(arrays[i], arrays[j], **params)
     return arrays[slot]
@@ -308,9 +308,9 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         casting = None  # casting governs dtype= only
     key = (subscripts, tuple(map(_SHAPE_AND_DTYPE, arrays)), dtype, casting)
     try:
-        program, slot = _einsum_program(*key)
+        program, slot = einsum_program(*key)
     except TypeError:  # an unhashable casting=: plan uncached, so numpy's own error is raised
-        program, slot = _einsum_program.__wrapped__(*key)
+        program, slot = einsum_program.__wrapped__(*key)
     return _run_program(program, slot, arrays)
 
 

@@ -25,7 +25,7 @@ from funcdiff.primitives import complex_ops, slicing
 from funcdiff.primitives import elementwise as ew
 
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
-_SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -33,21 +33,21 @@ class FFTNormError(FunctionalDiffError, ValueError):
     """``norm`` is not None, "backward", "ortho" or "forward" (numpy raises ValueError)."""
 
 
-def _fname(name: str) -> str:
+def fname(name: str) -> str:
     return f"funcdiff.numpy.fft.{name}"
 
 
-def _array(name: str, a: Any, min_rank: int = 1) -> Any:
+def array(name: str, a: Any, min_rank: int = 1) -> Any:
     """``a`` as a tracer or numpy array of a dtype funcdiff supports (complex included)."""
     if not isinstance(a, (Tracer, np.ndarray)):
         if isinstance(a, (list, tuple)):
-            a = _util.asarray(a, _fname(name)) if _has_tracer(a) else np.asarray(a)
+            a = _util.asarray(a, fname(name)) if _has_tracer(a) else np.asarray(a)
         else:
             a = np.asarray(a)
     if not isinstance(a, Tracer):
-        dtypes.check_dtype(a.dtype, f"the input of {_fname(name)}", allow_complex=True)
+        dtypes.check_dtype(a.dtype, f"the input of {fname(name)}", allow_complex=True)
     if get_aval(a).ndim < min_rank:
-        raise ShapeError(f"{_fname(name)} needs an array of rank >= 1, got a 0-d value.")
+        raise ShapeError(f"{fname(name)} needs an array of rank >= 1, got a 0-d value.")
     return a
 
 
@@ -60,65 +60,65 @@ def _norm(name: str, norm: Any) -> str:
     try:
         return _NORMS[norm]
     except (KeyError, TypeError):
-        raise FFTNormError(f"{_fname(name)} got norm={norm!r}; it must be None, 'backward', "
+        raise FFTNormError(f"{fname(name)} got norm={norm!r}; it must be None, 'backward', "
                            "'ortho' or 'forward'.") from None
 
 
-def _reject_out(name: str, out: Any) -> None:
+def reject_out(name: str, out: Any) -> None:
     if out is not None:
         raise UnsupportedNumpyError(
-            f"{_fname(name)} does not support out= (funcdiff arrays are immutable); call "
+            f"{fname(name)} does not support out= (funcdiff arrays are immutable); call "
             "it without out= and use the returned value.")
 
 
-def _real_float(name: str, x: Any) -> Any:
+def real_float(name: str, x: Any) -> Any:
     """``x`` as the float numpy 2 transforms it in: float32 stays, float16 -> float32,
     integers and booleans -> float64."""
     dtype = get_aval(x).dtype
     if dtypes.is_complex(dtype):
-        raise DTypeError(f"{_fname(name)} needs real input, but got {dtype}; take "
+        raise DTypeError(f"{fname(name)} needs real input, but got {dtype}; take "
                          "funcdiff.numpy.real of it, or use fft for complex input.")
     target = dtype if dtype in (_F32, _F64) else (_F32 if dtype == np.float16 else _F64)
     return x if dtype == target else ew.convert_element_type(x, target)
 
 
-def _complex(name: str, x: Any) -> Any:
+def as_complex(name: str, x: Any) -> Any:
     """``x`` as complex64/complex128: real input gets a zero imaginary part."""
     if dtypes.is_complex(get_aval(x).dtype):
         return x
-    x = _real_float(name, x)
+    x = real_float(name, x)
     return complex_ops.complex(x, np.zeros((), get_aval(x).dtype))
 
 
-def _axes_and_sizes(name: str, a: Any, s: Any, axes: Any, inverse_real: bool):
+def axes_and_sizes(name: str, a: Any, s: Any, axes: Any, inverse_real: bool):
     """numpy's rules for ``s`` and ``axes``: the transformed axes (non-negative) and
     the transform size of each (of the real signal for inverse real transforms)."""
     shape = get_aval(a).shape
     ndim = len(shape)
     if axes is not None:
-        axes = _as_list(axes)
+        axes = as_list(axes)
     if s is None:
         axes = list(range(ndim)) if axes is None else axes
         sizes = [None] * len(axes)
     else:
-        sizes = _as_list(s)
+        sizes = as_list(s)
         if axes is None:
             axes = list(range(-len(sizes), 0))
         if len(sizes) != len(axes):
-            raise ShapeError(f"{_fname(name)} got s={s!r} and axes={axes!r} of different "
+            raise ShapeError(f"{fname(name)} got s={s!r} and axes={axes!r} of different "
                              "lengths; give one size per axis.")
     norm_axes = []
     for ax in axes:
         try:
             ax = operator.index(ax)
         except TypeError:
-            raise AxisError(f"{_fname(name)}: axes must be integers, got {ax!r}") from None
+            raise AxisError(f"{fname(name)}: axes must be integers, got {ax!r}") from None
         if not -ndim <= ax < ndim:
-            raise AxisError(f"{_fname(name)}: axis {ax} is out of range for an array of rank "
+            raise AxisError(f"{fname(name)}: axis {ax} is out of range for an array of rank "
                             f"{ndim}.")
         norm_axes.append(ax % ndim)
     if not norm_axes:
-        raise AxisError(f"{_fname(name)} needs at least one axis to transform.")
+        raise AxisError(f"{fname(name)} needs at least one axis to transform.")
     out_sizes = []
     for i, (ax, n) in enumerate(zip(norm_axes, sizes)):
         if n is None:  # the default of the one-axis transform
@@ -130,15 +130,15 @@ def _axes_and_sizes(name: str, a: Any, s: Any, axes: Any, inverse_real: bool):
         try:
             n = operator.index(n)
         except TypeError:
-            raise ShapeError(f"{_fname(name)} needs integer transform sizes, got {n!r}") from None
+            raise ShapeError(f"{fname(name)} needs integer transform sizes, got {n!r}") from None
         if n < 1:
-            raise ShapeError(f"{_fname(name)}: invalid number of FFT data points ({n}) along "
+            raise ShapeError(f"{fname(name)}: invalid number of FFT data points ({n}) along "
                              f"axis {ax}; it must be at least 1.")
         out_sizes.append(n)
     return norm_axes, out_sizes
 
 
-def _as_list(v: Any) -> list:
+def as_list(v: Any) -> list:
     """An int (or numpy integer) as a one-element list, a sequence as a list."""
     try:
         return [operator.index(v)]
@@ -146,7 +146,7 @@ def _as_list(v: Any) -> list:
         return list(v)
 
 
-def _fit(x: Any, axis: int, size: int) -> Any:
+def fit(x: Any, axis: int, size: int) -> Any:
     """``x`` cropped or zero-padded at the end of ``axis`` to ``size`` (numpy's n=)."""
     shape = get_aval(x).shape
     if shape[axis] == size:

@@ -1,7 +1,7 @@
 """The complex transforms of funcdiff.numpy.fft, and the lowering every transform uses.
 
 ``fft``, ``ifft``, ``fft2``, ``ifft2``, ``fftn`` and ``ifftn`` map real or
-complex input to complex output. ``_transform`` is the one path from numpy's
+complex input to complex output. ``transform`` is the one path from numpy's
 arguments to the ``fft`` primitive for these and the real transforms of
 ``_fft_real``: it moves the transformed axes last (the primitive transforms
 trailing axes), binds one primitive and moves them back; repeated axes go one
@@ -16,22 +16,22 @@ from typing import Any
 import numpy as np
 
 from funcdiff.core import get_aval
-from funcdiff.numpy._fft_arguments import (_array, _axes_and_sizes, _complex, _fit, _norm,
-                                           _real_float, _reject_out)
+from funcdiff.numpy._fft_arguments import (array, axes_and_sizes, as_complex, fit, _norm,
+                                           real_float, reject_out)
 from funcdiff.primitives import fft as fft_prim
 from funcdiff.primitives import structural
 
 
-def _transform(name: str, a: Any, s: Any, axes: Any, norm: Any, fft_type: str) -> Any:
-    a = _array(name, a)
+def transform(name: str, a: Any, s: Any, axes: Any, norm: Any, fft_type: str) -> Any:
+    a = array(name, a)
     norm = _norm(name, norm)
-    axes, sizes = _axes_and_sizes(name, a, s, axes, inverse_real=fft_type == "IRFFT")
+    axes, sizes = axes_and_sizes(name, a, s, axes, inverse_real=fft_type == "IRFFT")
     if len(set(axes)) != len(axes):  # numpy transforms a repeated axis repeatedly
         return _transform_axis_by_axis(name, a, axes, sizes, norm, fft_type)
-    a = _real_float(name, a) if fft_type == "RFFT" else _complex(name, a)
+    a = real_float(name, a) if fft_type == "RFFT" else as_complex(name, a)
     for i, (ax, n) in enumerate(zip(axes, sizes)):
         last = i == len(axes) - 1
-        a = _fit(a, ax, n // 2 + 1 if fft_type == "IRFFT" and last else n)
+        a = fit(a, ax, n // 2 + 1 if fft_type == "IRFFT" and last else n)
     ndim = get_aval(a).ndim
     rest = [d for d in range(ndim) if d not in axes]
     perm = tuple(rest + axes)
@@ -50,17 +50,17 @@ def _transform_axis_by_axis(name, a, axes, sizes, norm, fft_type):
     pairs = list(zip(axes, sizes))
     if fft_type == "IRFFT":
         for ax, n in pairs[:-1]:
-            a = _transform(name, a, (n,), (ax,), norm, "IFFT")
-        return _transform(name, a, (sizes[-1],), (axes[-1],), norm, "IRFFT")
+            a = transform(name, a, (n,), (ax,), norm, "IFFT")
+        return transform(name, a, (sizes[-1],), (axes[-1],), norm, "IRFFT")
     if fft_type == "RFFT":
-        a = _transform(name, a, (sizes[-1],), (axes[-1],), norm, "RFFT")
+        a = transform(name, a, (sizes[-1],), (axes[-1],), norm, "RFFT")
         pairs, fft_type = pairs[:-1], "FFT"
     for ax, n in reversed(pairs):
-        a = _transform(name, a, (n,), (ax,), norm, fft_type)
+        a = transform(name, a, (n,), (ax,), norm, fft_type)
     return a
 
 
-def _one_axis(n, axis):
+def one_axis(n, axis):
     return None if n is None else (n,), (axis,)
 
 
@@ -87,8 +87,8 @@ def fft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.fft(np.array([1.0, 0.0, -1.0, 0.0]))
     array([0.+0.j, 2.+0.j, 0.+0.j, 2.+0.j])
     """
-    _reject_out("fft", out)
-    return _transform("fft", a, *_one_axis(n, axis), norm, "FFT")
+    reject_out("fft", out)
+    return transform("fft", a, *one_axis(n, axis), norm, "FFT")
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None):
@@ -103,8 +103,8 @@ def ifft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.ifft(np.array([0.0, 2.0, 0.0, 2.0])).real
     array([ 1.,  0., -1.,  0.])
     """
-    _reject_out("ifft", out)
-    return _transform("ifft", a, *_one_axis(n, axis), norm, "IFFT")
+    reject_out("ifft", out)
+    return transform("ifft", a, *one_axis(n, axis), norm, "IFFT")
 
 
 def fftn(a, s=None, axes=None, norm=None, out=None):
@@ -129,24 +129,24 @@ def fftn(a, s=None, axes=None, norm=None, out=None):
     array([[4.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j]])
     """
-    _reject_out("fftn", out)
-    return _transform("fftn", a, s, axes, norm, "FFT")
+    reject_out("fftn", out)
+    return transform("fftn", a, s, axes, norm, "FFT")
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None):
     """N-dimensional inverse discrete Fourier transform (``numpy.fft.ifftn``);
     arguments as for ``fftn``."""
-    _reject_out("ifftn", out)
-    return _transform("ifftn", a, s, axes, norm, "IFFT")
+    reject_out("ifftn", out)
+    return transform("ifftn", a, s, axes, norm, "IFFT")
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Two-dimensional discrete Fourier transform: ``fftn`` over ``axes``."""
-    _reject_out("fft2", out)
-    return _transform("fft2", a, s, axes, norm, "FFT")
+    reject_out("fft2", out)
+    return transform("fft2", a, s, axes, norm, "FFT")
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Two-dimensional inverse discrete Fourier transform: ``ifftn`` over ``axes``."""
-    _reject_out("ifft2", out)
-    return _transform("ifft2", a, s, axes, norm, "IFFT")
+    reject_out("ifft2", out)
+    return transform("ifft2", a, s, axes, norm, "IFFT")

@@ -17,7 +17,7 @@ import numpy as np
 import funcdiff.numpy as fnp
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError
-from funcdiff.numpy._fft_arguments import _array, _as_list, _fname
+from funcdiff.numpy._fft_arguments import array, as_list, fname
 from funcdiff.primitives import slicing, structural
 
 
@@ -39,17 +39,17 @@ def _roll(x: Any, shift: int, axis: int) -> Any:
 
 
 def _shift(name: str, x: Any, axes: Any, sign: int) -> Any:
-    x = _array(name, x, min_rank=0)
+    x = array(name, x, min_rank=0)
     shape = get_aval(x).shape
     if axes is None:
         axes = tuple(range(len(shape)))
-    for ax in _as_list(axes):
+    for ax in as_list(axes):
         try:
             ax = operator.index(ax)
         except TypeError:
-            raise AxisError(f"{_fname(name)}: axes must be integers, got {ax!r}") from None
+            raise AxisError(f"{fname(name)}: axes must be integers, got {ax!r}") from None
         if not -len(shape) <= ax < len(shape):
-            raise AxisError(f"{_fname(name)}: axis {ax} is out of range for an array of "
+            raise AxisError(f"{fname(name)}: axis {ax} is out of range for an array of "
                             f"rank {len(shape)}.")
         ax %= len(shape)
         x = _roll(x, sign * (shape[ax] // 2), ax)
@@ -85,7 +85,7 @@ def ifftshift(x, axes=None):
 
 def _frequencies(name: str, n: Any, d: Any, device: Any, counts: np.ndarray) -> Any:
     if device not in (None, "cpu"):
-        raise InvalidArgumentError(f"{_fname(name)} runs on the CPU only; got device={device!r}")
+        raise InvalidArgumentError(f"{fname(name)} runs on the CPU only; got device={device!r}")
     if isinstance(d, Tracer):
         return fnp.multiply(counts.astype(np.float64), fnp.divide(1.0, fnp.multiply(n, d)))
     return counts * (1.0 / (n * d))
@@ -93,7 +93,7 @@ def _frequencies(name: str, n: Any, d: Any, device: Any, counts: np.ndarray) -> 
 
 def _check_n(name: str, n: Any) -> int:
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidArgumentError(f"{_fname(name)} needs a positive integer n, got {n!r}")
+        raise InvalidArgumentError(f"{fname(name)} needs a positive integer n, got {n!r}")
     return int(n)
 
 

@@ -4,7 +4,7 @@
 and ``irfft`` maps such a half spectrum back to a real signal (``rfft2``,
 ``rfftn``, ``irfft2``, ``irfftn`` over several axes); ``hfft`` and ``ihfft``
 are the same maps for a Hermitian-symmetric spectrum, with a conjugation and
-the opposite normalisation. All lower through ``_transform`` of
+the opposite normalisation. All lower through ``transform`` of
 ``_fft_complex``. ``funcdiff.numpy.fft`` re-exports them.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from funcdiff import dtypes
 from funcdiff.core import get_aval
-from funcdiff.numpy._fft_arguments import _SWAPPED, _array, _norm, _reject_out
-from funcdiff.numpy._fft_complex import _one_axis, _transform
+from funcdiff.numpy._fft_arguments import SWAPPED, array, _norm, reject_out
+from funcdiff.numpy._fft_complex import one_axis, transform
 from funcdiff.primitives import complex_ops
 
 
@@ -35,8 +35,8 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.rfft(np.array([1.0, 2.0, 0.0, -1.0]))
     array([2.+0.j, 1.-3.j, 0.+0.j])
     """
-    _reject_out("rfft", out)
-    return _transform("rfft", a, *_one_axis(n, axis), norm, "RFFT")
+    reject_out("rfft", out)
+    return transform("rfft", a, *one_axis(n, axis), norm, "RFFT")
 
 
 def irfft(a, n=None, axis=-1, norm=None, out=None):
@@ -58,8 +58,8 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.irfft(np.array([2.0, 1.0 - 3.0j, 0.0]))
     array([ 1.,  2.,  0., -1.])
     """
-    _reject_out("irfft", out)
-    return _transform("irfft", a, *_one_axis(n, axis), norm, "IRFFT")
+    reject_out("irfft", out)
+    return transform("irfft", a, *one_axis(n, axis), norm, "IRFFT")
 
 
 def hfft(a, n=None, axis=-1, norm=None, out=None):
@@ -71,11 +71,11 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.hfft(np.array([1.0, 2.0, 3.0]))
     array([ 8., -2.,  0., -2.])
     """
-    _reject_out("hfft", out)
-    a = _array("hfft", a)
+    reject_out("hfft", out)
+    a = array("hfft", a)
     if dtypes.is_complex(get_aval(a).dtype):
         a = complex_ops.conj(a)
-    return _transform("hfft", a, *_one_axis(n, axis), _SWAPPED[_norm("hfft", norm)], "IRFFT")
+    return transform("hfft", a, *one_axis(n, axis), SWAPPED[_norm("hfft", norm)], "IRFFT")
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):
@@ -86,8 +86,8 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
     >>> fnp.fft.ihfft(np.array([8.0, -2.0, 0.0, -2.0]))
     array([1.-0.j, 2.-0.j, 3.-0.j])
     """
-    _reject_out("ihfft", out)
-    spectrum = _transform("ihfft", a, *_one_axis(n, axis), _SWAPPED[_norm("ihfft", norm)],
+    reject_out("ihfft", out)
+    spectrum = transform("ihfft", a, *one_axis(n, axis), SWAPPED[_norm("ihfft", norm)],
                           "RFFT")
     return complex_ops.conj(spectrum)
 
@@ -100,8 +100,8 @@ def rfftn(a, s=None, axes=None, norm=None, out=None):
     >>> fnp.fft.rfftn(np.ones((2, 4))).shape
     (2, 3)
     """
-    _reject_out("rfftn", out)
-    return _transform("rfftn", a, s, axes, norm, "RFFT")
+    reject_out("rfftn", out)
+    return transform("rfftn", a, s, axes, norm, "RFFT")
 
 
 def irfftn(a, s=None, axes=None, norm=None, out=None):
@@ -113,17 +113,17 @@ def irfftn(a, s=None, axes=None, norm=None, out=None):
     >>> np.allclose(fnp.fft.irfftn(fnp.fft.rfftn(x), s=x.shape), x)
     True
     """
-    _reject_out("irfftn", out)
-    return _transform("irfftn", a, s, axes, norm, "IRFFT")
+    reject_out("irfftn", out)
+    return transform("irfftn", a, s, axes, norm, "IRFFT")
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Two-dimensional transform of real input: ``rfftn`` over ``axes``."""
-    _reject_out("rfft2", out)
-    return _transform("rfft2", a, s, axes, norm, "RFFT")
+    reject_out("rfft2", out)
+    return transform("rfft2", a, s, axes, norm, "RFFT")
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Inverse of ``rfft2``: ``irfftn`` over ``axes``."""
-    _reject_out("irfft2", out)
-    return _transform("irfft2", a, s, axes, norm, "IRFFT")
+    reject_out("irfft2", out)
+    return transform("irfft2", a, s, axes, norm, "IRFFT")

@@ -26,7 +26,7 @@ import numpy as np
 
 from funcdiff.core import Tracer, get_aval
 from funcdiff.numpy import _util
-from funcdiff.numpy._index_parsing import _INDEX_DTYPE, _parse
+from funcdiff.numpy._index_parsing import INDEX_DTYPE, parse
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
@@ -59,7 +59,7 @@ def getitem(x: Any, idx: Any) -> Any:
     """
     x = _util.asarray(x, "indexing")
     shape = get_aval(x).shape
-    entries = _parse(shape, idx)
+    entries = parse(shape, idx)
     y, adv = _basic(x, shape, entries)
     if adv:
         # numpy keeps the index axes in place only when the advanced indices are
@@ -92,7 +92,7 @@ def _basic(x: Any, shape: tuple, entries: list) -> tuple[Any, list]:
                 start, stop, step = start + (m - 1) * step, start + 1, -step
                 reversed_axes.append(axis)
             out_kinds.append("slice")
-        elif kind == "int":  # in range: checked by _parse
+        elif kind == "int":  # in range: checked by parse
             start, stop, step = value % n, value % n + 1, 1
             int_axes.append(axis)
         else:  # adv: keep the whole axis for now
@@ -151,9 +151,9 @@ def _flat_index(indices: list, out_shape: tuple) -> Any:
     strides = [math.prod([n for _, n, _ in indices[j + 1:]])
                for j in range(len(indices))]
     if not any(isinstance(i, Tracer) for i, _, _ in indices):
-        flat = np.zeros(out_shape, _INDEX_DTYPE)
+        flat = np.zeros(out_shape, INDEX_DTYPE)
         for (i, n, axis), stride in zip(indices, strides):
-            i = np.asarray(i, _INDEX_DTYPE)
+            i = np.asarray(i, INDEX_DTYPE)
             bad = (i < -n) | (i >= n)
             if bad.any() and flat.size:  # numpy checks only indices it actually reads
                 where = f"axis {axis}" if axis is not None else "a new axis"
@@ -163,12 +163,12 @@ def _flat_index(indices: list, out_shape: tuple) -> Any:
         return flat
     flat = None
     for (i, n, _), stride in zip(indices, strides):
-        i = _util.cast(i, _INDEX_DTYPE) if isinstance(i, Tracer) else np.asarray(i, _INDEX_DTYPE)
+        i = _util.cast(i, INDEX_DTYPE) if isinstance(i, Tracer) else np.asarray(i, INDEX_DTYPE)
         if isinstance(i, Tracer):  # abstract: wrap negatives, clamp into the axis
-            i = el.select(el.lt(i, np.asarray(0, _INDEX_DTYPE)),
-                          el.add(i, np.asarray(n, _INDEX_DTYPE)), i)
-            i = el.max(el.min(i, np.asarray(max(n - 1, 0), _INDEX_DTYPE)),
-                       np.asarray(0, _INDEX_DTYPE))
+            i = el.select(el.lt(i, np.asarray(0, INDEX_DTYPE)),
+                          el.add(i, np.asarray(n, INDEX_DTYPE)), i)
+            i = el.max(el.min(i, np.asarray(max(n - 1, 0), INDEX_DTYPE)),
+                       np.asarray(0, INDEX_DTYPE))
         else:
             bad = (i < -n) | (i >= n)
             if bad.any() and math.prod(out_shape):
@@ -176,6 +176,6 @@ def _flat_index(indices: list, out_shape: tuple) -> Any:
                                             f"an axis with size {n}")
             i = np.where(i < 0, i + n, i)
         if stride != 1:
-            i = el.mul(i, np.asarray(stride, _INDEX_DTYPE))
+            i = el.mul(i, np.asarray(stride, INDEX_DTYPE))
         flat = i if flat is None else el.add(flat, i)
     return structural.broadcast_to(flat, out_shape)

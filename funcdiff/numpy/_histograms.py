@@ -21,8 +21,8 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._counting import (_INDEX, _bin_count, _bin_index, _check_increasing,
-                                      _counts_into, _even_edges)
+from funcdiff.numpy._counting import (INDEX, bin_count, bin_index, check_increasing,
+                                      counts_into, even_edges)
 
 
 def _edges(name: str, column: Any, bins: Any, range_: Any, i: int) -> Any:
@@ -33,12 +33,12 @@ def _edges(name: str, column: Any, bins: Any, range_: Any, i: int) -> Any:
                                     "(numpy does not either); pass numbers of bins or edges.")
     bins = _util.asarray(bins, name)
     if bins.ndim == 1:
-        _check_increasing(name, bins, f"bins[{i}] edges")
+        check_increasing(name, bins, f"bins[{i}] edges")
         return bins
     if bins.ndim != 0:
         raise InvalidArgumentError(f"funcdiff.numpy.{name} needs bins[{i}] to be an int or "
                                    f"1-D edges, got shape {bins.shape}.")
-    count = _bin_count(name, bins, f"bins[{i}]")
+    count = bin_count(name, bins, f"bins[{i}]")
     if range_ is None:  # numpy spaces the edges between the data's extremes, in their type
         # (an empty column has none: numpy then uses the float64 range (0, 1))
         dtype = _util.dtype_of(column) if _util.shape_of(column)[0] else dtypes.default_float
@@ -50,7 +50,7 @@ def _edges(name: str, column: Any, bins: Any, range_: Any, i: int) -> Any:
                                        f"got {range_!r}.") from None
         dtype = dtypes.result_type(first, last, 0.0)
     dtype = dtype if dtypes.is_float(dtype) else dtypes.default_float
-    return _even_edges(name, column, count, range_, dtype)
+    return even_edges(name, column, count, range_, dtype)
 
 
 def _columns(name: str, sample: Any) -> list[Any]:
@@ -115,12 +115,12 @@ def _histogramdd(name: str, columns: list[Any], bins: Any, range_: Any, density:
     if total == 0:
         hist = np.zeros(n_bins, dtype)
     else:
-        flat, inside = np.zeros(length, _INDEX), np.ones(length, bool)
+        flat, inside = np.zeros(length, INDEX), np.ones(length, bool)
         for column, e, n in zip(columns, edges, n_bins):
-            index, within = _bin_index(name, column, e)
+            index, within = bin_index(name, column, e)
             flat = fnp.add(fnp.multiply(flat, n), index)  # row-major, the last axis fastest
             inside = fnp.logical_and(inside, within)
-        hist = fnp.reshape(_counts_into(fnp.where(inside, flat, total), weights, total, dtype),
+        hist = fnp.reshape(counts_into(fnp.where(inside, flat, total), weights, total, dtype),
                            tuple(n_bins))
     if density:
         total_weight = fnp.sum(hist)

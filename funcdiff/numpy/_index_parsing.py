@@ -1,6 +1,6 @@
 """Parsing a numpy index expression into typed entries, one per consumed or new axis.
 
-``_parse`` classifies every entry of an index (integers, slices, ``None``,
+``parse`` classifies every entry of an index (integers, slices, ``None``,
 ``...``, integer arrays, boolean masks), expands the ellipsis, turns boolean
 masks into integer arrays and tags each entry with the input axis it consumes;
 ``getitem`` (``_getitem``) and ``x.at[idx]`` (``_indexing``) both start from
@@ -25,7 +25,7 @@ from funcdiff.errors import ConcretizationError
 from funcdiff.numpy import _util
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
 
-_INDEX_DTYPE = np.dtype(np.int64)
+INDEX_DTYPE = np.dtype(np.int64)
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), None (`numpy.newaxis`) and "
           "integer or boolean arrays are valid indices")
 
@@ -38,7 +38,7 @@ class NonConcreteBooleanIndexError(ConcretizationError, IndexError):
 # Parsing an index into typed entries
 
 
-def _concrete_or_none(t: Tracer) -> Any:
+def concrete_or_none(t: Tracer) -> Any:
     """The value of ``t`` when it is known (eager transforms), else None."""
     try:
         return np.asarray(t.to_concrete("indexing"))
@@ -46,9 +46,9 @@ def _concrete_or_none(t: Tracer) -> Any:
         return None
 
 
-def _mask_value(m: Any) -> np.ndarray:
+def mask_value(m: Any) -> np.ndarray:
     if isinstance(m, Tracer):
-        value = _concrete_or_none(m)
+        value = concrete_or_none(m)
         if value is None:
             raise NonConcreteBooleanIndexError(
                 f"boolean mask indexing x[mask] needs a concrete mask, because the shape of "
@@ -75,18 +75,18 @@ def _entry(e: Any) -> tuple:
     if isinstance(e, Tracer):
         kind = e.dtype.kind
         if kind == "b":
-            return ("bool", _mask_value(e))
+            return ("bool", mask_value(e))
         if kind not in "iu":
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type, "
                              f"got a tracer {e.aval.str_short()}")
-        value = _concrete_or_none(e)
+        value = concrete_or_none(e)
         return ("adv", e) if value is None else _entry(value)
     if isinstance(e, (list, tuple)):
-        if any(isinstance(v, Tracer) for v in _util._flat(e)):
+        if any(isinstance(v, Tracer) for v in _util.flat(e)):
             return _entry(_util.stack_nested(e))
         arr = np.asarray(e)
         if arr.size == 0 and arr.dtype.kind == "f":  # numpy treats [] as an empty index
-            arr = arr.astype(_INDEX_DTYPE)
+            arr = arr.astype(INDEX_DTYPE)
         return _entry(arr)
     if isinstance(e, (np.ndarray, np.generic)):
         kind = e.dtype.kind
@@ -103,7 +103,7 @@ def _entry(e: Any) -> tuple:
     raise IndexError(f"{_VALID}; got {type(e).__name__}: {e!r:.60}")
 
 
-def _parse(shape: tuple[int, ...], idx: Any) -> list[tuple]:
+def parse(shape: tuple[int, ...], idx: Any) -> list[tuple]:
     """``idx`` as one entry per consumed axis or new axis: ellipsis expanded,
     boolean masks turned into integer arrays, each entry tagged with its input axis."""
     raw = idx if isinstance(idx, tuple) else (idx,)
@@ -128,7 +128,7 @@ def _parse(shape: tuple[int, ...], idx: Any) -> list[tuple]:
         if k[0] == "bool":
             mask = k[1]
             if mask.ndim == 0:  # a scalar bool adds an axis of length 1 (True) or 0 (False)
-                out.append(("newadv", np.arange(int(bool(mask)), dtype=_INDEX_DTYPE), None))
+                out.append(("newadv", np.arange(int(bool(mask)), dtype=INDEX_DTYPE), None))
                 continue
             for j, n in enumerate(mask.shape):
                 if shape[axis + j] != n and n != 0:  # numpy lets an empty mask axis pass
@@ -137,7 +137,7 @@ def _parse(shape: tuple[int, ...], idx: Any) -> list[tuple]:
                         f"size of axis is {shape[axis + j]} but size of corresponding boolean "
                         f"axis is {n}")
             for j, positions in enumerate(np.nonzero(mask)):
-                out.append(("adv", positions.astype(_INDEX_DTYPE), axis + j))
+                out.append(("adv", positions.astype(INDEX_DTYPE), axis + j))
             axis += mask.ndim
         elif k[0] in ("none", "sep"):
             out.append((k[0], None, None))
@@ -148,5 +148,5 @@ def _parse(shape: tuple[int, ...], idx: Any) -> list[tuple]:
             out.append((k[0], k[1], axis))
             axis += 1
     if any(k[0] in ("adv", "newadv") for k in out):  # with arrays, integers act as arrays
-        out = [("adv", np.asarray(k[1], _INDEX_DTYPE), k[2]) if k[0] == "int" else k for k in out]
+        out = [("adv", np.asarray(k[1], INDEX_DTYPE), k[2]) if k[0] == "int" else k for k in out]
     return out

@@ -23,8 +23,8 @@ from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.numpy._getitem import getitem
-from funcdiff.numpy._index_parsing import (_INDEX_DTYPE, NonConcreteBooleanIndexError,
-                                           _concrete_or_none, _mask_value)
+from funcdiff.numpy._index_parsing import (INDEX_DTYPE, NonConcreteBooleanIndexError,
+                                           concrete_or_none, mask_value)
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, reductions, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
@@ -41,8 +41,8 @@ def _concrete_index(idx: Any) -> Any:
     """``idx`` with every tracer replaced by its known value, or _ABSTRACT if one is abstract."""
     if isinstance(idx, Tracer):
         if idx.dtype.kind == "b":
-            return _mask_value(idx)  # raises the explanatory error when abstract
-        value = _concrete_or_none(idx)
+            return mask_value(idx)  # raises the explanatory error when abstract
+        value = concrete_or_none(idx)
         return _ABSTRACT if value is None else value
     if isinstance(idx, builtins.slice):
         parts = [_concrete_index(p) for p in (idx.start, idx.stop, idx.step)]
@@ -61,7 +61,7 @@ def _flat_positions(x: Any, idx: Any) -> Any:
     """The flat position in ``x`` of every element ``x[idx]`` selects, shaped like ``x[idx]``."""
     shape = get_aval(x).shape
     size = math.prod(shape)
-    iota = np.arange(size, dtype=_INDEX_DTYPE).reshape(shape)
+    iota = np.arange(size, dtype=INDEX_DTYPE).reshape(shape)
     concrete = _concrete_index(idx)
     if concrete is _ABSTRACT:
         return getitem(iota, idx)
@@ -173,7 +173,7 @@ def _combine_traced(method, op, flat_x, positions, values, count, aval):
     """multiply/min/max at abstract positions: a one-hot (updates x positions) table
     reduced over the updates (exact for repeated indices; memory count * size)."""
     pos = structural.reshape(positions, new_sizes=(count, 1))
-    hit = el.eq(pos, np.arange(aval.size, dtype=_INDEX_DTYPE).reshape(1, aval.size))
+    hit = el.eq(pos, np.arange(aval.size, dtype=INDEX_DTYPE).reshape(1, aval.size))
     if method == "multiply":
         neutral = np.ones((), aval.dtype)
     elif aval.dtype.kind == "f":
@@ -190,7 +190,7 @@ def _combine_traced(method, op, flat_x, positions, values, count, aval):
     return op(flat_x, reduce(table, axes=(0,)))
 
 
-class _IndexUpdateHelper:
+class IndexUpdateHelper:
     """``x.at``: index it (``x.at[idx]``) to get the update methods."""
 
     __slots__ = ("array",)
@@ -205,7 +205,7 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
-def at(x: Any) -> _IndexUpdateHelper:
+def at(x: Any) -> IndexUpdateHelper:
     """Functional index updates for any array: ``fnp.at(x)[idx].set(v)`` returns a new array.
 
     Tracers have the same helper as the attribute ``x.at``; plain numpy arrays
@@ -215,7 +215,7 @@ def at(x: Any) -> _IndexUpdateHelper:
     >>> at(np.zeros(4))[np.array([0, 2, 0])].add(1.0)
     array([2., 0., 1., 0.])
     """
-    return _IndexUpdateHelper(_util.asarray(x, "at"))
+    return IndexUpdateHelper(_util.asarray(x, "at"))
 
 
 __all__ = ["getitem", "at", "NonConcreteBooleanIndexError"]

@@ -13,7 +13,7 @@ derivative. The bitwise and, or, xor and invert are in ``_logic``.
 from __future__ import annotations
 
 from funcdiff.errors import DTypeError
-from funcdiff.numpy._ufunc_support import _binary_ufunc, _fname, _promote, _promote_int_bool
+from funcdiff.numpy._ufunc_support import binary_ufunc, fname, promote, promote_int_bool
 from funcdiff.primitives import elementwise as ew
 
 
@@ -22,28 +22,28 @@ def _check_integers(name, x, y, what):
     if dtype.kind not in "iu":
         values = "booleans" if dtype.kind == "b" else "whole-valued floats"
         raise DTypeError(
-            f"{_fname(name)} takes integers only, but its arguments promote to {dtype} "
+            f"{fname(name)} takes integers only, but its arguments promote to {dtype} "
             f"(numpy has no {name} of {what} either). Convert {values} with "
             "astype(np.int64) first.")
     return x, y
 
 
 def _integer_pair(name, x, y):
-    return _check_integers(name, *_promote(name, x, y), "floats or booleans")
+    return _check_integers(name, *promote(name, x, y), "floats or booleans")
 
 
 def _shift_pair(name, x, y):
     # numpy's integer loops take booleans as int8
-    return _check_integers(name, *_promote_int_bool(name, x, y), "floats")
+    return _check_integers(name, *promote_int_bool(name, x, y), "floats")
 
 
-left_shift = _binary_ufunc("left_shift", _shift_pair, ew.shift_left,
+left_shift = binary_ufunc("left_shift", _shift_pair, ew.shift_left,
                            "Elementwise ``x1 << x2``: 0 where the count is negative or at "
                            "least the bit width.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.left_shift(np.array([1, 3], np.int8), np.array([2, 8], np.int8))
 array([4, 0], dtype=int8)""")
-right_shift = _binary_ufunc("right_shift", _shift_pair, ew.shift_right,
+right_shift = binary_ufunc("right_shift", _shift_pair, ew.shift_right,
                             "Elementwise ``x1 >> x2``, arithmetic for signed integers: -1 or 0 "
                             "for counts out of range.", """
 >>> import funcdiff.numpy as fnp, numpy as np
@@ -51,12 +51,12 @@ right_shift = _binary_ufunc("right_shift", _shift_pair, ew.shift_right,
 array([-2,  2])""")
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
-gcd = _binary_ufunc("gcd", _integer_pair, ew.gcd,
+gcd = binary_ufunc("gcd", _integer_pair, ew.gcd,
                     "Elementwise greatest common divisor of integers (non-negative).", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.gcd(np.array([12, -18, 0]), 8)
 array([4, 2, 8])""")
-lcm = _binary_ufunc("lcm", _integer_pair, ew.lcm,
+lcm = binary_ufunc("lcm", _integer_pair, ew.lcm,
                     "Elementwise least common multiple of integers (non-negative; 0 if either "
                     "is 0).", """
 >>> import funcdiff.numpy as fnp, numpy as np

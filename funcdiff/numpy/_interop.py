@@ -40,38 +40,38 @@ from funcdiff.core import Tracer
 from funcdiff.errors import (ConcretizationError, TracerArrayConversionError,  # noqa: F401
                              UnsupportedNumpyError)
 from funcdiff.numpy._tracer_conversion import (  # noqa: F401  re-exported: moved there
-    _POINTER, _array, _unsupported)
+    POINTER, array, unsupported)
 from funcdiff.numpy._numpy_dispatch import (  # noqa: F401  re-exported: moved to _numpy_dispatch
-    _IN_PLACE, _NOT_DISPATCHED, _QUERIES, _SUBMODULES, _UFUNC_ACCUMULATE, _UFUNC_REDUCE,
-    _array_function, _array_ufunc, _build_tables, _dtype_or_value, _fnp, _is_implementation,
-    _numpy_name, _numpy_objects, _submodule_functions, _tables)
+    IN_PLACE, NOT_DISPATCHED, QUERIES, SUBMODULES, UFUNC_ACCUMULATE, UFUNC_REDUCE,
+    array_function, array_ufunc, build_tables, dtype_or_value, _fnp, is_implementation,
+    numpy_name, numpy_objects, submodule_functions, _tables)
 from funcdiff.numpy._operators import (  # noqa: F401  re-exported: moved to _operators
-    _BINARY_OPERATORS, _COMPARISONS, _FALLBACKS, _FLOAT_SCALAR_OPS, _LOGICAL_OF, _METHODS,
-    _UNARY_OPERATORS, _array_method, _astype, _at, _binary, _bitwise, _conj, _getitem,
-    _identity, _imag, _is_bool, _nonzero, _real, _reshape_method, _resolve, _resolved,
-    _swap_last_two, _transpose_method, _unary)
+    BINARY_OPERATORS, COMPARISONS, FALLBACKS, FLOAT_SCALAR_OPS, LOGICAL_OF, METHODS,
+    UNARY_OPERATORS, array_method, astype, at, binary, _bitwise, conj, _getitem,
+    identity, imag, is_bool, nonzero, real, reshape_method, resolve, resolved,
+    swap_last_two, transpose_method, unary)
 
 
 def _tracer_methods() -> dict[str, tuple[Any, str | None]]:
     """Every attribute ``install_tracer_methods`` puts on Tracer, by name, with the
     funcdiff.numpy function it forwards to (None when it needs none)."""
     methods: dict[str, tuple[Any, str | None]] = {}
-    for op, name in _BINARY_OPERATORS.items():
-        methods[f"__{op}__"] = (_binary(name, f"__{op}__", reflected=False), name)
-        methods[f"__r{op}__"] = (_binary(name, f"__r{op}__", reflected=True), name)
-    for op, name in _COMPARISONS.items():
-        methods[f"__{op}__"] = (_binary(name, f"__{op}__", reflected=False), name)
-    for op, name in _UNARY_OPERATORS.items():
-        methods[f"__{op}__"] = (_unary(name, f"__{op}__"), name)
-    for method_name, fn_name in _METHODS.items():
-        methods[method_name] = (_array_method(method_name, fn_name), fn_name)
+    for op, name in BINARY_OPERATORS.items():
+        methods[f"__{op}__"] = (binary(name, f"__{op}__", reflected=False), name)
+        methods[f"__r{op}__"] = (binary(name, f"__r{op}__", reflected=True), name)
+    for op, name in COMPARISONS.items():
+        methods[f"__{op}__"] = (binary(name, f"__{op}__", reflected=False), name)
+    for op, name in UNARY_OPERATORS.items():
+        methods[f"__{op}__"] = (unary(name, f"__{op}__"), name)
+    for method_name, fn_name in METHODS.items():
+        methods[method_name] = (array_method(method_name, fn_name), fn_name)
     for name, value in dict(
-            __getitem__=_getitem, at=property(_at), reshape=_reshape_method,
-            transpose=_transpose_method, T=property(lambda self: _transpose_method(self)),
-            mT=property(_swap_last_two), astype=_astype, copy=_identity, conj=_conj,
-            conjugate=_conj, real=property(_real), imag=property(_imag),
-            nonzero=_nonzero, __array__=_array, __array_ufunc__=_array_ufunc,
-            __array_function__=_array_function).items():
+            __getitem__=_getitem, at=property(at), reshape=reshape_method,
+            transpose=transpose_method, T=property(lambda self: transpose_method(self)),
+            mT=property(swap_last_two), astype=astype, copy=identity, conj=conj,
+            conjugate=conj, real=property(real), imag=property(imag),
+            nonzero=nonzero, __array__=array, __array_ufunc__=array_ufunc,
+            __array_function__=array_function).items():
         methods[name] = (value, None)
     return methods
 
@@ -99,14 +99,14 @@ def supported_numpy_names() -> list[str]:
     >>> "numpy.linalg.det" in supported_numpy_names()
     True
     """
-    tables = _build_tables()
+    tables = build_tables()
     names = set()
     for obj in list(tables["ufuncs"]) + list(tables["functions"]):
         names.update(f"numpy.{n}" for n in tables["names_of"][id(obj)])
     fnp = _fnp()
     for ufunc in tables["ufuncs"]:
         aliases = tables["names_of"][id(ufunc)]
-        for method, mapping in (("reduce", _UFUNC_REDUCE), ("accumulate", _UFUNC_ACCUMULATE)):
+        for method, mapping in (("reduce", UFUNC_REDUCE), ("accumulate", UFUNC_ACCUMULATE)):
             target = mapping.get(ufunc.__name__)
             if target and hasattr(fnp, target):
                 names.update(f"numpy.{n}.{method}" for n in aliases)
@@ -124,7 +124,7 @@ def supported_array_methods() -> list[str]:
         if name in ("__array__", "__array_ufunc__", "__array_function__"):
             continue
         if target is None or any(
-                hasattr(fnp, c) for c in (target,) + _FALLBACKS.get(target, ())):
+                hasattr(fnp, c) for c in (target,) + FALLBACKS.get(target, ())):
             out.append(name)
     return sorted(out)
 

@@ -30,7 +30,7 @@ from funcdiff.core import Tracer, concrete_value
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.numpy._broadcasting import atleast_3d
-from funcdiff.numpy._shape import _arr, _axis, _int, _shape, ravel
+from funcdiff.numpy._shape import _arr, normalize_axis, _int, shape_of, ravel
 from funcdiff.primitives import slicing, structural
 
 
@@ -80,7 +80,7 @@ def _plan(name: str, operands: tuple, axis: Any, dtype: Any) -> _JoinPlan:
             raise ShapeError(f"funcdiff.numpy.stack: all input arrays must have the same "
                              f"shape, got {', '.join(str(s) for s in shapes)}")
         ndim = len(shapes[0])
-        axis = _axis(axis, ndim + 1, "stack")
+        axis = normalize_axis(axis, ndim + 1, "stack")
         joined = [s[:axis] + (1,) + s[axis:] for s in shapes]
         if axis < ndim:  # join along the existing axis, then split it: two primitives
             post = shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]
@@ -103,7 +103,7 @@ def _plan(name: str, operands: tuple, axis: Any, dtype: Any) -> _JoinPlan:
     ndim = len(joined[0])
     if ndim == 0:
         raise ShapeError(f"funcdiff.numpy.{name}: zero-dimensional arrays cannot be concatenated")
-    axis = _axis(axis, ndim, name)
+    axis = normalize_axis(axis, ndim, name)
     for s in joined:
         if len(s) != ndim or any(n != m for i, (n, m) in enumerate(zip(s, joined[0])) if i != axis):
             raise ShapeError(
@@ -152,7 +152,7 @@ def _reject_casting(name: str, casting: str) -> None:
 
 def _sequence(name: str, arrays: Any) -> list[Any]:
     if isinstance(arrays, (np.ndarray, Tracer)):
-        return [arrays[i] for i in range(_shape(arrays)[0])] if _shape(arrays) else [arrays]
+        return [arrays[i] for i in range(shape_of(arrays)[0])] if shape_of(arrays) else [arrays]
     try:
         arrays = list(arrays)
     except TypeError:
@@ -169,12 +169,12 @@ def _joined(name: str, tup: Any, axis: Any, dtype: Any) -> Any:
     operands = _operands_key(tup) if type(tup) in (list, tuple) else None
     if not operands:
         tup = _sequence(name, tup)
-        operands = tuple((_shape(a), a.dtype) for a in tup)
+        operands = tuple((shape_of(a), a.dtype) for a in tup)
     return _join(name, tup, operands, axis, dtype)
 
 
 def _concat(name: str, arrays: list, axis: int, dtype: Any) -> Any:
-    return _join(name, arrays, tuple((_shape(a), a.dtype) for a in arrays), axis, dtype)
+    return _join(name, arrays, tuple((shape_of(a), a.dtype) for a in arrays), axis, dtype)
 
 
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
@@ -232,7 +232,7 @@ def column_stack(tup: Any) -> Any:
     """Stack 1-d arrays as columns of a 2-d array (2-d inputs are stacked as they are)."""
     arrs = []
     for a in _sequence("column_stack", tup):
-        shape = _shape(a)
+        shape = shape_of(a)
         if len(shape) < 2:
             a = structural.reshape(a, new_sizes=(math.prod(shape), 1))
         arrs.append(a)
@@ -276,7 +276,7 @@ def block(arrays: Any) -> Any:
                 "depth; wrap a block in a list, or stack it first.")
     if depth == 0:
         return fnp.copy(arrays)
-    ndim = builtins.max([depth] + [len(_shape(leaf)) for _, _, leaf in leaves])
+    ndim = builtins.max([depth] + [len(shape_of(leaf)) for _, _, leaf in leaves])
     blocks = iter(leaf for _, _, leaf in leaves)
     return _block_level(arrays, 0, depth, ndim, blocks)
 
@@ -304,7 +304,7 @@ def _block_level(obj: list, level: int, depth: int, ndim: int, blocks: Any) -> A
     for element in obj:
         if level + 1 == depth:
             leaf = next(blocks)
-            shape = _shape(leaf)
+            shape = shape_of(leaf)
             if len(shape) < ndim:
                 leaf = structural.reshape(leaf, new_sizes=(1,) * (ndim - len(shape)) + shape)
             parts.append(leaf)
@@ -352,7 +352,7 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return _split("split", ary, indices_or_sections, axis, equal=True)
 
 
-def _operand(x: Any, name: str) -> Any:
+def operand(x: Any, name: str) -> Any:
     """``_arr(x, name)``, returning numpy arrays of real dtypes and tracers untouched."""
     if (type(x) is np.ndarray and x.dtype.kind in "biuf") or isinstance(x, Tracer):
         return x
@@ -362,7 +362,7 @@ def _operand(x: Any, name: str) -> Any:
 @functools.lru_cache(maxsize=512)
 def _split_plan(name: str, shape: tuple, ios: Any, axis: Any, equal: bool) -> tuple:
     """The (start_indices, limit_indices) of each piece, None for a piece that is all of it."""
-    axis = _axis(axis, len(shape), name)
+    axis = normalize_axis(axis, len(shape), name)
     n = shape[axis]
     pieces = []
     for st, end in itertools.pairwise(_split_points(name, n, ios, equal)):
@@ -377,13 +377,13 @@ def _split_plan(name: str, shape: tuple, ios: Any, axis: Any, equal: bool) -> tu
 
 
 def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
-    ary = _operand(ary, name)
+    ary = operand(ary, name)
     if type(ios) is list:
         ios = tuple(ios)
     cacheable = type(axis) is int and (type(ios) is int or (
         type(ios) is tuple and all(type(i) is int for i in ios)))
     plan = (_split_plan if cacheable else _split_plan.__wrapped__)(
-        name, _shape(ary), ios, axis, equal)
+        name, shape_of(ary), ios, axis, equal)
     # the operation slicing.slice with its settings already normalised
     return [ary if p is None else slicing.slice_p.bind(
         ary, start_indices=p[0], limit_indices=p[1], strides=None) for p in plan]
@@ -392,7 +392,7 @@ def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
 def hsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split horizontally (axis 1, or axis 0 for 1-d arrays)."""
     ary = _arr(ary, "hsplit")
-    ndim = len(_shape(ary))
+    ndim = len(shape_of(ary))
     if ndim == 0:
         raise ShapeError("funcdiff.numpy.hsplit only works on arrays of 1 or more dimensions")
     return _split("hsplit", ary, indices_or_sections, 1 if ndim > 1 else 0, equal=True)
@@ -401,7 +401,7 @@ def hsplit(ary: Any, indices_or_sections: Any) -> list:
 def vsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split vertically (along axis 0); needs at least 2 dimensions."""
     ary = _arr(ary, "vsplit")
-    if len(_shape(ary)) < 2:
+    if len(shape_of(ary)) < 2:
         raise ShapeError("funcdiff.numpy.vsplit only works on arrays of 2 or more dimensions")
     return _split("vsplit", ary, indices_or_sections, 0, equal=True)
 
@@ -409,7 +409,7 @@ def vsplit(ary: Any, indices_or_sections: Any) -> list:
 def dsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split depth-wise (along axis 2); needs at least 3 dimensions."""
     ary = _arr(ary, "dsplit")
-    if len(_shape(ary)) < 3:
+    if len(shape_of(ary)) < 3:
         raise ShapeError("funcdiff.numpy.dsplit only works on arrays of 3 or more dimensions")
     return _split("dsplit", ary, indices_or_sections, 2, equal=True)
 

@@ -13,7 +13,7 @@ import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_core import SquareMatrixError
-from funcdiff.primitives.linalg_common import _mT
+from funcdiff.primitives.linalg_common import mT
 
 
 # ---------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def matrix_transpose(x, /):
     if len(get_aval(x).shape) < 2:
         raise SquareMatrixError("funcdiff.numpy.linalg.matrix_transpose needs at least 2 "
                                 f"dimensions, got shape {get_aval(x).shape}")
-    return _mT(x)
+    return mT(x)
 
 
 def diagonal(x, /, *, offset=0):

@@ -1,6 +1,6 @@
 """Basic linear algebra of funcdiff.numpy: products, trace, kron, cross, convolution.
 
-Every product is a contraction of labelled axes by ``_contract_pair`` (see
+Every product is a contraction of labelled axes by ``contract_pair`` (see
 ``_contraction``): one ``dot_general``, whose impl reaches BLAS, or a
 broadcasting ``mul`` when nothing is contracted. ``trace`` takes its diagonal
 as a strided slice of the two axes flattened into one: linear, batchable and
@@ -22,9 +22,9 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._contraction import (_arrange, _bool_in, _bool_out, _contract_pair,
-                                         _diagonal_last, _reshape, _shape)
-from funcdiff.numpy._diagonals import _strided_diagonal
+from funcdiff.numpy._contraction import (arrange, bool_in, bool_out, contract_pair,
+                                         diagonal_last, reshape, shape_of)
+from funcdiff.numpy._diagonals import strided_diagonal
 from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
     EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
@@ -90,10 +90,10 @@ def dot(a, b, out=None):
             return product
     _util.reject("dot", out=out)
     a, b = _prepare("dot", a, b)
-    (a, b), was_bool = _bool_in([a, b])
-    a_shape, b_shape = _shape(a), _shape(b)
+    (a, b), was_bool = bool_in([a, b])
+    a_shape, b_shape = shape_of(a), shape_of(b)
     if not a_shape or not b_shape:
-        return _bool_out(ew.mul(a, b), was_bool)
+        return bool_out(ew.mul(a, b), was_bool)
     b_axis = max(len(b_shape) - 2, 0)
     if a_shape[-1] != b_shape[b_axis]:
         raise ShapeError(
@@ -101,7 +101,7 @@ def dot(a, b, out=None):
             f"{len(a_shape) - 1} of the first ({a_shape[-1]}) != dimension {b_axis} of the "
             f"second ({b_shape[b_axis]}).")
     out = dot_general(a, b, dimension_numbers=(((len(a_shape) - 1,), (b_axis,)), ((), ())))
-    return _bool_out(out, was_bool)
+    return bool_out(out, was_bool)
 
 
 def vdot(a, b):
@@ -114,11 +114,11 @@ def vdot(a, b):
     a, b = _prepare("vdot", a, b)
     if get_aval(a).size != get_aval(b).size:
         raise ShapeError(f"vdot needs inputs with the same number of elements, but got shapes "
-                         f"{_shape(a)} and {_shape(b)}.")
-    (a, b), was_bool = _bool_in([a, b])
+                         f"{shape_of(a)} and {shape_of(b)}.")
+    (a, b), was_bool = bool_in([a, b])
     size = get_aval(a).size
-    a, b = _reshape(_conj_if_complex(a), (size,)), _reshape(b, (size,))
-    return _bool_out(dot_general(a, b, dimension_numbers=(((0,), (0,)), ((), ()))), was_bool)
+    a, b = reshape(_conj_if_complex(a), (size,)), reshape(b, (size,))
+    return bool_out(dot_general(a, b, dimension_numbers=(((0,), (0,)), ((), ()))), was_bool)
 
 
 def _conj_if_complex(x):
@@ -135,15 +135,15 @@ def inner(a, b):
     array([21., 43.])
     """
     a, b = _prepare("inner", a, b)
-    (a, b), was_bool = _bool_in([a, b])
-    a_shape, b_shape = _shape(a), _shape(b)
+    (a, b), was_bool = bool_in([a, b])
+    a_shape, b_shape = shape_of(a), shape_of(b)
     if not a_shape or not b_shape:
-        return _bool_out(ew.mul(a, b), was_bool)
+        return bool_out(ew.mul(a, b), was_bool)
     if a_shape[-1] != b_shape[-1]:
         raise ShapeError(f"inner: shapes {a_shape} and {b_shape} differ in their last "
                          f"dimension ({a_shape[-1]} vs {b_shape[-1]}).")
     numbers = (((len(a_shape) - 1,), (len(b_shape) - 1,)), ((), ()))
-    return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
+    return bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
 
 
 def outer(a, b, out=None):
@@ -157,7 +157,7 @@ def outer(a, b, out=None):
     if out is not None:
         _util.reject("outer", out=out)
     a, b = _prepare("outer", a, b)  # numpy arrays or tracers, which know their size
-    a = _reshape(a, (a.size, 1))
+    a = reshape(a, (a.size, 1))
     if b.ndim != 1:
         b = structural.reshape(b, new_sizes=(b.size,))
     if a.dtype.kind == "b":
@@ -213,7 +213,7 @@ def matmul(a, b, out=None):
             return product
     _util.reject("matmul", out=out)
     a, b = _prepare("matmul", a, b)
-    a_shape, b_shape = _shape(a), _shape(b)
+    a_shape, b_shape = shape_of(a), shape_of(b)
     if not a_shape or not b_shape:
         raise ShapeError(f"matmul: operands must have at least one dimension, but got shapes "
                          f"{a_shape} and {b_shape}. Use multiply (or *) for scalars.")
@@ -227,14 +227,14 @@ def matmul(a, b, out=None):
     if len(b_shape) <= 2 and a.dtype != np.bool_:
         # a's free axes, then b's: exactly dot_general's layout (the common case)
         return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_NUMBERS[a_k, b_k])
-    (a, b), was_bool = _bool_in([a, b])
+    (a, b), was_bool = bool_in([a, b])
     if len(b_shape) <= 2:
         numbers = ((a_k,), (b_k,)), ((), ())
-        return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
+        return bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
     if len(a_shape) == len(b_shape) and a_shape[:-2] == b_shape[:-2]:  # aligned batches
         batch = tuple(range(len(a_shape) - 2))
         numbers = ((a_k,), (b_k,)), (batch, batch)
-        return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
+        return bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
     a_batch, b_batch = a_shape[:-2], b_shape[:-2]
     try:
         batch_shape = broadcast_shapes("matmul", a_batch, b_batch)
@@ -248,8 +248,8 @@ def matmul(a, b, out=None):
     out_labels = batch + (("i",) if len(a_shape) > 1 else ()) + (("j",) if len(b_shape) > 1 else ())
     out_shape = (batch_shape + ((a_shape[-2],) if len(a_shape) > 1 else ())
                  + ((b_shape[-1],) if len(b_shape) > 1 else ()))
-    result, labels = _contract_pair(a, a_labels, b, b_labels, out_labels)
-    return _bool_out(_arrange(result, labels, out_labels, out_shape), was_bool)
+    result, labels = contract_pair(a, a_labels, b, b_labels, out_labels)
+    return bool_out(arrange(result, labels, out_labels, out_shape), was_bool)
 
 
 def _tensordot_axes(axes, a_ndim: int, b_ndim: int) -> tuple[tuple, tuple]:
@@ -287,13 +287,13 @@ def tensordot(a, b, axes=2):
     (2, 5)
     """
     a, b = _prepare("tensordot", a, b)
-    a_shape, b_shape = _shape(a), _shape(b)
+    a_shape, b_shape = shape_of(a), shape_of(b)
     a_axes, b_axes = _tensordot_axes(axes, len(a_shape), len(b_shape))
     for i, j in zip(a_axes, b_axes):
         if a_shape[i] != b_shape[j]:
             raise ShapeError(f"tensordot: shape-mismatch for sum: axis {i} of {a_shape} has "
                              f"size {a_shape[i]} but axis {j} of {b_shape} has size {b_shape[j]}")
-    (a, b), was_bool = _bool_in([a, b])
+    (a, b), was_bool = bool_in([a, b])
     a_labels = tuple(("a", i) if i not in a_axes else ("c", a_axes.index(i))
                      for i in range(len(a_shape)))
     b_labels = tuple(("b", j) if j not in b_axes else ("c", b_axes.index(j))
@@ -302,10 +302,10 @@ def tensordot(a, b, axes=2):
     out_shape = ([a_shape[i] for i in range(len(a_shape)) if i not in a_axes]
                  + [b_shape[j] for j in range(len(b_shape)) if j not in b_axes])
     if not a_axes:  # an outer product
-        result, labels = _contract_pair(a, a_labels, b, b_labels, out_labels)
-        return _bool_out(_arrange(result, labels, out_labels, out_shape), was_bool)
+        result, labels = contract_pair(a, a_labels, b, b_labels, out_labels)
+        return bool_out(arrange(result, labels, out_labels, out_shape), was_bool)
     numbers = ((a_axes, b_axes), ((), ()))
-    return _bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
+    return bool_out(dot_general(a, b, dimension_numbers=numbers), was_bool)
 
 
 # ---------------------------------------------------------------------------
@@ -320,14 +320,14 @@ def kron(a, b):
     array([ 1., 10.,  2., 20.])
     """
     a, b = _prepare("kron", a, b)
-    a_shape, b_shape = _shape(a), _shape(b)
+    a_shape, b_shape = shape_of(a), shape_of(b)
     ndim = max(len(a_shape), len(b_shape))
     a_shape = (1,) * (ndim - len(a_shape)) + a_shape
     b_shape = (1,) * (ndim - len(b_shape)) + b_shape
-    a = _reshape(a, [d for s in a_shape for d in (s, 1)])
-    b = _reshape(b, [d for s in b_shape for d in (1, s)])
+    a = reshape(a, [d for s in a_shape for d in (s, 1)])
+    b = reshape(b, [d for s in b_shape for d in (1, s)])
     product = ew.and_(a, b) if _util.dtype_of(a) == np.bool_ else ew.mul(a, b)
-    return _reshape(product, [p * q for p, q in zip(a_shape, b_shape)])
+    return reshape(product, [p * q for p, q in zip(a_shape, b_shape)])
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -346,32 +346,32 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
             and (isinstance(a, Tracer) or type(a) is np.ndarray and a.dtype.kind in "iuf")
             and len(a.shape) == 2 and _sum_dtype(a.dtype) is a.dtype):
         # the common case, a matrix summed in its own dtype: diagonal's cached plan
-        return reductions.reduce_sum(_strided_diagonal(a, a.shape, offset, 0, 1), axes=(0,))
+        return reductions.reduce_sum(strided_diagonal(a, a.shape, offset, 0, 1), axes=(0,))
     _util.reject("trace", out=out)
     a = _util.asarray(a, "trace")
-    ndim = len(_shape(a))
+    ndim = len(shape_of(a))
     if ndim < 2:
-        raise ShapeError(f"trace needs an array of at least 2 dimensions, got shape {_shape(a)}")
+        raise ShapeError(f"trace needs an array of at least 2 dimensions, got shape {shape_of(a)}")
     axis1 = _util.normalize_axis(axis1, ndim, "trace")
     axis2 = _util.normalize_axis(axis2, ndim, "trace")
     if axis1 == axis2:
         raise AxisError(f"trace: axis1 and axis2 cannot be the same axis ({axis1})")
     a = _util.cast(a, np.dtype(dtype) if dtype is not None else _sum_dtype(_util.dtype_of(a)))
-    diagonal = _diagonal_last(a, int(offset), axis1, axis2)
+    diagonal = diagonal_last(a, int(offset), axis1, axis2)
     return reductions.reduce_sum(diagonal, axes=(ndim - 2,))
 
 
 def _component(x, i: int):
     """``x[..., i]``: one static slice of the last axis, then a reshape drops it."""
-    shape = _shape(x)
+    shape = shape_of(x)
     part = slicing.slice(x, start_indices=(0,) * (len(shape) - 1) + (i,),
                             limit_indices=shape[:-1] + (i + 1,))
-    return _reshape(part, shape[:-1])
+    return reshape(part, shape[:-1])
 
 
 def _stack_last(parts: list, shape: tuple):
     parts = [structural.broadcast_to(p, shape) for p in parts]
-    parts = [_reshape(p, shape + (1,)) for p in parts]
+    parts = [reshape(p, shape + (1,)) for p in parts]
     return structural.concatenate(*parts, dimension=len(shape))
 
 
@@ -388,17 +388,17 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = _prepare("cross", a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
-    a_shape, b_shape = _shape(a), _shape(b)
+    a_shape, b_shape = shape_of(a), shape_of(b)
     if not a_shape or not b_shape:
         raise ShapeError(f"cross needs vectors, got shapes {a_shape} and {b_shape}")
     a = structural.moveaxis(a, _util.normalize_axis(axisa, len(a_shape), "cross (axisa)"), -1)
     b = structural.moveaxis(b, _util.normalize_axis(axisb, len(b_shape), "cross (axisb)"), -1)
-    na, nb = _shape(a)[-1], _shape(b)[-1]
+    na, nb = shape_of(a)[-1], shape_of(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise ShapeError(f"cross: incompatible dimensions for cross product (dimension must "
                          f"be 2 or 3), got vectors of length {na} and {nb} (shapes "
                          f"{a_shape} and {b_shape})")
-    shape = broadcast_shapes("cross", _shape(a)[:-1], _shape(b)[:-1])
+    shape = broadcast_shapes("cross", shape_of(a)[:-1], shape_of(b)[:-1])
     ax = [_component(a, i) for i in range(na)]
     bx = [_component(b, i) for i in range(nb)]
     mul, sub = ew.mul, ew.sub
@@ -425,9 +425,9 @@ _MODES = ("valid", "same", "full")
 
 
 def _as_1d(name: str, x):
-    shape = _shape(x)
+    shape = shape_of(x)
     if len(shape) == 0:
-        return _reshape(x, (1,))
+        return reshape(x, (1,))
     if len(shape) != 1:
         raise ShapeError(f"{name} needs 1-D inputs, got shape {shape}")
     return x
@@ -439,7 +439,7 @@ def _correlate_longer(a, v, mode: str):
     With ``a`` zero-padded to ``a_pad`` (``length + m - 1`` long), output ``k`` is
     ``sum_j a_pad[k + j] * v[j]``; the mode chooses the padding and the length.
     """
-    n, m = _shape(a)[0], _shape(v)[0]
+    n, m = shape_of(a)[0], shape_of(v)[0]
     start, length = {"full": (0, n + m - 1), "same": ((m - 1) // 2, n),
                      "valid": (m - 1, n - m + 1)}[mode]
     pad_lo = m - 1 - start
@@ -483,15 +483,16 @@ def correlate(a, v, mode="valid"):
     mode = _check_mode("correlate", mode)
     a, v = _prepare("correlate", a, v)
     a, v = _as_1d("correlate", a), _as_1d("correlate", v)
-    if _shape(a)[0] == 0 or _shape(v)[0] == 0:
-        raise ShapeError(f"correlate: inputs cannot be empty (shapes {_shape(a)} and {_shape(v)})")
-    (a, v), was_bool = _bool_in([a, v])
+    if shape_of(a)[0] == 0 or shape_of(v)[0] == 0:
+        raise ShapeError(f"correlate: inputs cannot be empty (shapes {shape_of(a)} and "
+                         f"{shape_of(v)})")
+    (a, v), was_bool = bool_in([a, v])
     v = _conj_if_complex(v)
-    if _shape(a)[0] < _shape(v)[0]:
+    if shape_of(a)[0] < shape_of(v)[0]:
         out = structural.rev(_correlate_longer(v, a, mode), dimensions=(0,))
     else:
         out = _correlate_longer(a, v, mode)
-    return _bool_out(out, was_bool)
+    return bool_out(out, was_bool)
 
 
 def convolve(a, v, mode="full"):
@@ -507,13 +508,14 @@ def convolve(a, v, mode="full"):
     mode = _check_mode("convolve", mode)
     a, v = _prepare("convolve", a, v)
     a, v = _as_1d("convolve", a), _as_1d("convolve", v)
-    if _shape(a)[0] == 0 or _shape(v)[0] == 0:
-        raise ShapeError(f"convolve: inputs cannot be empty (shapes {_shape(a)} and {_shape(v)})")
-    if _shape(v)[0] > _shape(a)[0]:
+    if shape_of(a)[0] == 0 or shape_of(v)[0] == 0:
+        raise ShapeError(f"convolve: inputs cannot be empty (shapes {shape_of(a)} and "
+                         f"{shape_of(v)})")
+    if shape_of(v)[0] > shape_of(a)[0]:
         a, v = v, a
-    (a, v), was_bool = _bool_in([a, v])
+    (a, v), was_bool = bool_in([a, v])
     out = _correlate_longer(a, structural.rev(v, dimensions=(0,)), mode)
-    return _bool_out(out, was_bool)
+    return bool_out(out, was_bool)
 
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",

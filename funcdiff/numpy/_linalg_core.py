@@ -31,7 +31,7 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
-_NoValue = object()
+NoValue = object()
 
 # ---------------------------------------------------------------------------
 # Argument handling
@@ -54,7 +54,7 @@ def _float(name: str, x: Any) -> Any:
     return x
 
 
-def _matrix(name: str, a: Any, square: bool = True) -> Any:
+def matrix(name: str, a: Any, square: bool = True) -> Any:
     a = _float(name, a)
     _check_matrix(name, get_aval(a), square)
     return a
@@ -112,7 +112,7 @@ def _eye(n: int, dtype: np.dtype) -> np.ndarray:
     return eye
 
 
-def _static_float(name, what, value):
+def static_float(name, what, value):
     if isinstance(value, Tracer) or np.ndim(value) != 0:
         raise UnsupportedNumpyError(
             f"funcdiff.numpy.linalg.{name} needs {what} to be one Python number (a static "
@@ -144,7 +144,7 @@ def inv(a):
     array([[0.5 , 0.  ],
            [0.  , 0.25]])
     """
-    a = _matrix("inv", a)
+    a = matrix("inv", a)
     return pl.solve(a, _eye_like(a))
 
 
@@ -184,7 +184,7 @@ def det(a):
     >>> round(float(fnp.linalg.det(np.array([[2., 1.], [1., 3.]]))), 12)
     5.0
     """
-    return pl.det_p.bind(_matrix("det", a))
+    return pl.det_p.bind(matrix("det", a))
 
 
 def slogdet(a):
@@ -199,4 +199,4 @@ def slogdet(a):
     >>> float(sign), round(float(logabsdet), 6)
     (-1.0, 0.693147)
     """
-    return SlogdetResult(*pl.slogdet_p.bind(_matrix("slogdet", a)))
+    return SlogdetResult(*pl.slogdet_p.bind(matrix("slogdet", a)))

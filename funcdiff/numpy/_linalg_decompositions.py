@@ -14,9 +14,9 @@ from __future__ import annotations
 from funcdiff.core import get_aval
 from funcdiff.errors import UnsupportedNumpyError
 from funcdiff.numpy._linalg_core import (EighResult, LinAlgArgumentError, QRResult,
-                                         SVDResult, _matrix)
+                                         SVDResult, matrix)
 from funcdiff.primitives import linalg as pl
-from funcdiff.primitives.linalg_common import _mT
+from funcdiff.primitives.linalg_common import mT
 
 
 # ---------------------------------------------------------------------------
@@ -45,8 +45,8 @@ def cholesky(a, /, *, upper=False):
     array([[2., 0.],
            [1., 2.]])
     """
-    l = pl.cholesky(_matrix("cholesky", a))
-    return _mT(l) if upper else l
+    l = pl.cholesky(matrix("cholesky", a))
+    return mT(l) if upper else l
 
 
 def _check_uplo(name, UPLO):
@@ -81,7 +81,7 @@ def eigh(a, UPLO="L"):
     array([1., 3.])
     """
     _check_uplo("eigh", UPLO)
-    return EighResult(*pl.eigh_p.bind(_matrix("eigh", a), compute_vectors=True))
+    return EighResult(*pl.eigh_p.bind(matrix("eigh", a), compute_vectors=True))
 
 
 def eigvalsh(a, UPLO="L"):
@@ -95,7 +95,7 @@ def eigvalsh(a, UPLO="L"):
     array([1., 3.])
     """
     _check_uplo("eigvalsh", UPLO)
-    return pl.eigh_p.bind(_matrix("eigvalsh", a), compute_vectors=False)[0]
+    return pl.eigh_p.bind(matrix("eigvalsh", a), compute_vectors=False)[0]
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -125,7 +125,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     >>> fnp.linalg.svd(np.array([[3., 0.], [0., -4.]]), compute_uv=False)
     array([4., 3.])
     """
-    a = _matrix("svd", a, square=False)
+    a = matrix("svd", a, square=False)
     if not compute_uv:
         return pl.svd_p.bind(a, compute_uv=False)[0]
     m, n = get_aval(a).shape[-2:]
@@ -170,7 +170,7 @@ def qr(a, mode="reduced"):
     >>> np.allclose(q @ r, [[3., 1.], [4., 2.]])
     True
     """
-    a = _matrix("qr", a, square=False)
+    a = matrix("qr", a, square=False)
     m, n = get_aval(a).shape[-2:]
     if mode not in ("reduced", "r", "complete") or (mode == "complete" and m > n):
         if mode in ("raw", "complete"):

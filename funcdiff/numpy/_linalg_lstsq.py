@@ -16,8 +16,8 @@ import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
-from funcdiff.numpy._linalg_core import (LinAlgArgumentError, SquareMatrixError, _NoValue,
-                                         _float, _matrix, _static_float)
+from funcdiff.numpy._linalg_core import (LinAlgArgumentError, SquareMatrixError, NoValue,
+                                         _float, matrix, static_float)
 from funcdiff.primitives import linalg as pl
 
 
@@ -28,16 +28,16 @@ from funcdiff.primitives import linalg as pl
 def _rcond_default(a, rcond, rtol, name):
     m, n = get_aval(a).shape[-2:]
     if rcond is None:
-        if rtol is _NoValue:
+        if rtol is NoValue:
             return 1e-15
         return max(m, n) * float(np.finfo(_util.dtype_of(a)).eps) if rtol is None else rtol
-    if rtol is not _NoValue:
+    if rtol is not NoValue:
         raise LinAlgArgumentError(f"funcdiff.numpy.linalg.{name}: `rtol` and `rcond` can't "
                                   "both be set")
     return rcond
 
 
-def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
+def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
     """Moore-Penrose pseudo-inverse (numpy.linalg.pinv), with numpy's defaults.
 
     Singular values at or below ``rcond * largest`` count as zero. The
@@ -58,8 +58,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     array([[1. , 0. , 0. ],
            [0. , 0.5, 0. ]])
     """
-    a = _matrix("pinv", a, square=False)
-    cutoff = _static_float("pinv", "rcond/rtol", _rcond_default(a, rcond, rtol, "pinv"))
+    a = matrix("pinv", a, square=False)
+    cutoff = static_float("pinv", "rcond/rtol", _rcond_default(a, rcond, rtol, "pinv"))
     return pl.pinv_p.bind(a, rtol=cutoff)
 
 
@@ -110,7 +110,7 @@ def lstsq(a, b, rcond=None):
     >>> np.round(x, 6), int(rank)
     (array([1., 1.]), 2)
     """
-    a = _matrix("lstsq", a, square=False)
+    a = matrix("lstsq", a, square=False)
     b = _float("lstsq", b)
     a, b = _util.promote("lstsq", a, b)
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
@@ -121,7 +121,7 @@ def lstsq(a, b, rcond=None):
     m, n = a_shape
     if rcond is None:
         rcond = float(np.finfo(_util.dtype_of(a)).eps) * max(m, n)
-    rcond = _static_float("lstsq", "rcond", rcond)
+    rcond = static_float("lstsq", "rcond", rcond)
     x = fnp.matmul(pl.pinv_p.bind(a, rtol=rcond), b)
     s = svd(a, compute_uv=False)
     rank = fnp.count_nonzero(fnp.greater(s, fnp.multiply(fnp.max(s), rcond)))

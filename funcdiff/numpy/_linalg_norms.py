@@ -18,8 +18,8 @@ import funcdiff.numpy as fnp
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy._linalg_decompositions import svd
-from funcdiff.numpy._reductions import _safe_root
-from funcdiff.numpy._linalg_core import (LinAlgArgumentError, _float, _matrix, _static_float,
+from funcdiff.numpy._reductions import safe_root
+from funcdiff.numpy._linalg_core import (LinAlgArgumentError, _float, matrix, static_float,
                                          inv)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import complex_ops, reductions, structural
@@ -39,7 +39,7 @@ def _vector_norm(x, ord, axis, keepdims):
     """numpy's vector norms of ``x`` along the int ``axis``."""
     x = _magnitude(x)
     if ord is None or ord == 2:
-        return _safe_root(fnp.sum(fnp.multiply(x, x), axis=axis, keepdims=keepdims))
+        return safe_root(fnp.sum(fnp.multiply(x, x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise LinAlgArgumentError(f"funcdiff.numpy.linalg.norm: invalid norm order {ord!r} "
                                   "for vectors (use a number, inf or -inf)")
@@ -52,9 +52,9 @@ def _vector_norm(x, ord, axis, keepdims):
         return fnp.sum(nonzero, axis=axis, keepdims=keepdims)
     if ord == 1:
         return fnp.sum(fnp.abs(x), axis=axis, keepdims=keepdims)
-    p = _static_float("norm", "ord", ord)
+    p = static_float("norm", "ord", ord)
     total = fnp.sum(fnp.power(fnp.abs(x), p), axis=axis, keepdims=keepdims)
-    return _safe_root(total, p) if p >= 1 else fnp.power(total, 1.0 / p)
+    return safe_root(total, p) if p >= 1 else fnp.power(total, 1.0 / p)
 
 
 def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
@@ -63,7 +63,7 @@ def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
         out = {2: fnp.max, -2: fnp.min, "nuc": fnp.sum}[ord](s, axis=-1)
     elif ord in ("fro", None):
         x = _magnitude(x)
-        out = _safe_root(fnp.sum(fnp.multiply(x, x), axis=(row_axis, col_axis)))
+        out = safe_root(fnp.sum(fnp.multiply(x, x), axis=(row_axis, col_axis)))
     elif ord in (1, -1, np.inf, -np.inf):
         # 1: largest column sum (sum over rows); inf: largest row sum.
         summed, kept = (row_axis, col_axis) if ord in (1, -1) else (col_axis, row_axis)
@@ -115,10 +115,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord is None:
             if x.dtype.kind == "f":  # what ravel, multiply, sum and sqrt bind here, directly
                 flat = x if nd == 1 else structural.reshape(x, new_sizes=(math.prod(shape),))
-                out = _safe_root(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
+                out = safe_root(reductions.reduce_sum(ew.mul(flat, flat), axes=(0,)))
             else:
                 flat = _magnitude(fnp.ravel(x))
-                out = _safe_root(fnp.sum(fnp.multiply(flat, flat)))
+                out = safe_root(fnp.sum(fnp.multiply(flat, flat)))
             return fnp.reshape(out, (1,) * nd) if keepdims else out
         if nd not in (1, 2):
             raise LinAlgArgumentError(
@@ -180,7 +180,7 @@ def cond(x, p=None):
     >>> float(fnp.linalg.cond(np.array([[2., 0.], [0., 0.5]])))
     4.0
     """
-    x = _matrix("cond", x, square=p not in (None, 2, -2))
+    x = matrix("cond", x, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         big, small = s[..., 0], s[..., -1]

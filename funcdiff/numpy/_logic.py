@@ -19,66 +19,66 @@ import numpy as np
 from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy._arithmetic import add, multiply, subtract
-from funcdiff.numpy._reductions import _finish, all
+from funcdiff.numpy._reductions import finish, all
 from funcdiff.numpy._rounding import absolute
-from funcdiff.numpy._ufunc_support import (_BOOL, _PY_SCALARS, _arg, _array, _binary_ufunc,
-                                           _bool_arg, _c, _cast, _check_broadcast, _fname, _full,
-                                           _NoValue, _num_arg, _promote, _promote_compare,
-                                           _reject_out, _result_dtype, _shape, _unary_ufunc)
+from funcdiff.numpy._ufunc_support import (BOOL, PY_SCALARS, arg, _array, binary_ufunc,
+                                           bool_arg, _c, cast, check_broadcast, fname, full,
+                                           NoValue, num_arg, promote, promote_compare,
+                                           reject_out, result_dtype, shape_of, unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 
 
 # ---------------------------------------------------------------------------
 # Comparisons, logic and classification
 
-equal = _binary_ufunc("equal", _promote_compare, ew.eq, "Elementwise ``x1 == x2``.")
-not_equal = _binary_ufunc("not_equal", _promote_compare, ew.ne, "Elementwise ``x1 != x2``.")
-less = _binary_ufunc("less", _promote_compare, ew.lt, "Elementwise ``x1 < x2``.", """
+equal = binary_ufunc("equal", promote_compare, ew.eq, "Elementwise ``x1 == x2``.")
+not_equal = binary_ufunc("not_equal", promote_compare, ew.ne, "Elementwise ``x1 != x2``.")
+less = binary_ufunc("less", promote_compare, ew.lt, "Elementwise ``x1 < x2``.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.less(np.array([1, 3]), 2)
 array([ True, False])""")
-less_equal = _binary_ufunc("less_equal", _promote_compare, ew.le, "Elementwise ``x1 <= x2``.")
-greater = _binary_ufunc("greater", _promote_compare, ew.gt, "Elementwise ``x1 > x2``.")
-greater_equal = _binary_ufunc("greater_equal", _promote_compare, ew.ge,
+less_equal = binary_ufunc("less_equal", promote_compare, ew.le, "Elementwise ``x1 <= x2``.")
+greater = binary_ufunc("greater", promote_compare, ew.gt, "Elementwise ``x1 > x2``.")
+greater_equal = binary_ufunc("greater_equal", promote_compare, ew.ge,
                               "Elementwise ``x1 >= x2``.")
 
 
 def _bool_pair(name, x, y):
-    return _bool_arg(name, x), _bool_arg(name, y)
+    return bool_arg(name, x), bool_arg(name, y)
 
 
-logical_and = _binary_ufunc("logical_and", _bool_pair, ew.and_,
+logical_and = binary_ufunc("logical_and", _bool_pair, ew.and_,
                             "Elementwise truth of ``x1 and x2``.")
-logical_or = _binary_ufunc("logical_or", _bool_pair, ew.or_,
+logical_or = binary_ufunc("logical_or", _bool_pair, ew.or_,
                            "Elementwise truth of ``x1 or x2``.")
-logical_xor = _binary_ufunc("logical_xor", _bool_pair, ew.xor,
+logical_xor = binary_ufunc("logical_xor", _bool_pair, ew.xor,
                             "Elementwise truth of ``x1 xor x2``.")
-logical_not = _unary_ufunc("logical_not", _bool_arg, ew.not_, "Elementwise truth of ``not x``.")
+logical_not = unary_ufunc("logical_not", bool_arg, ew.not_, "Elementwise truth of ``not x``.")
 
 
 def _isfinite(x):
-    return ew.is_finite(x) if x.dtype.kind == "f" else _full(x, True, _BOOL)
+    return ew.is_finite(x) if x.dtype.kind == "f" else full(x, True, BOOL)
 
 
 def _isnan(x):
-    return ew.ne(x, x) if x.dtype.kind == "f" else _full(x, False, _BOOL)
+    return ew.ne(x, x) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
 def _isinf(x):
-    return ew.eq(ew.abs(x), _c(x, np.inf)) if x.dtype.kind == "f" else _full(x, False, _BOOL)
+    return ew.eq(ew.abs(x), _c(x, np.inf)) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
-isfinite = _unary_ufunc("isfinite", _num_arg, _isfinite,
+isfinite = unary_ufunc("isfinite", num_arg, _isfinite,
                         "Elementwise test for values that are neither inf nor NaN.")
-isnan = _unary_ufunc("isnan", _num_arg, _isnan, "Elementwise test for NaN.", """
+isnan = unary_ufunc("isnan", num_arg, _isnan, "Elementwise test for NaN.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.isnan(np.array([1., np.nan]))
 array([False,  True])""")
-isinf = _unary_ufunc("isinf", _num_arg, _isinf, "Elementwise test for positive or negative "
+isinf = unary_ufunc("isinf", num_arg, _isinf, "Elementwise test for positive or negative "
                                                 "infinity.")
 
 
-def where(condition, x=_NoValue, y=_NoValue, /):
+def where(condition, x=NoValue, y=NoValue, /):
     """Choose elements of ``x`` where ``condition`` holds and of ``y`` elsewhere.
 
     Like ``numpy.where``: the three arguments broadcast together and ``x`` and
@@ -103,7 +103,7 @@ def where(condition, x=_NoValue, y=_NoValue, /):
     >>> fnp.where(np.array([True, False]), np.array([1., 2.]), 0.)
     array([1., 0.])
     """
-    if x is _NoValue and y is _NoValue:
+    if x is NoValue and y is NoValue:
         if isinstance(condition, Tracer):
             try:
                 condition = condition.to_concrete("funcdiff.numpy.where")
@@ -116,15 +116,15 @@ def where(condition, x=_NoValue, y=_NoValue, /):
                 ) from None
         condition = _array("where", condition)
         return np.nonzero(condition)
-    if x is _NoValue or y is _NoValue:
+    if x is NoValue or y is NoValue:
         raise InvalidArgumentError(
             "funcdiff.numpy.where needs either both x and y or neither (got only one)")
-    condition = _bool_arg("where", condition)
-    x, y = _promote("where", x, y)
+    condition = bool_arg("where", condition)
+    x, y = promote("where", x, y)
     try:
         return ew.select(condition, x, y)
     except ValueError:
-        _check_broadcast("where", condition, x, y)
+        check_broadcast("where", condition, x, y)
         raise
 
 
@@ -142,13 +142,13 @@ def select(condlist, choicelist, default=0):
             f"{len(condlist)} and {len(choicelist)}")
     conds = [_array("select", c) for c in condlist]
     for c in conds:
-        if c.dtype != _BOOL:
+        if c.dtype != BOOL:
             raise DTypeError(f"funcdiff.numpy.select needs boolean conditions, got {c.dtype}")
-    choices = [_array("select", c) for c in choicelist] + [_arg("select", default)]
-    dtype = _result_dtype("select", *choices)
-    result = _cast(choices[-1], dtype)
+    choices = [_array("select", c) for c in choicelist] + [arg("select", default)]
+    dtype = result_dtype("select", *choices)
+    result = cast(choices[-1], dtype)
     for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
-        result = where(cond, _cast(choice, dtype), result)
+        result = where(cond, cast(choice, dtype), result)
     return result
 
 
@@ -163,7 +163,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     >>> fnp.nan_to_num(np.array([np.nan, 1., -np.inf]), neginf=-9.)
     array([ 0.,  1., -9.])
     """
-    x = _num_arg("nan_to_num", x)
+    x = num_arg("nan_to_num", x)
     if x.dtype.kind != "f":
         return x
     info = np.finfo(x.dtype)
@@ -176,16 +176,16 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def isposinf(x, out=None):
     """Elementwise test for positive infinity (like ``numpy.isposinf``)."""
-    _reject_out("isposinf", out)
-    x = _num_arg("isposinf", x)
-    return ew.eq(x, _c(x, np.inf)) if x.dtype.kind == "f" else _full(x, False, _BOOL)
+    reject_out("isposinf", out)
+    x = num_arg("isposinf", x)
+    return ew.eq(x, _c(x, np.inf)) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
 def isneginf(x, out=None):
     """Elementwise test for negative infinity (like ``numpy.isneginf``)."""
-    _reject_out("isneginf", out)
-    x = _num_arg("isneginf", x)
-    return ew.eq(x, _c(x, -np.inf)) if x.dtype.kind == "f" else _full(x, False, _BOOL)
+    reject_out("isneginf", out)
+    x = num_arg("isneginf", x)
+    return ew.eq(x, _c(x, -np.inf)) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -197,18 +197,18 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> fnp.isclose(np.array([1.0, 1.1]), 1.0)
     array([ True, False])
     """
-    a, b = _arg("isclose", a), _arg("isclose", b)
+    a, b = arg("isclose", a), arg("isclose", b)
     if type(b) is complex:
         b = _array("isclose", b)
-    if type(b) in _PY_SCALARS:
+    if type(b) in PY_SCALARS:
         b = float(b)
     elif b.dtype.kind not in "fc":
-        b = _cast(b, _result_dtype("isclose", b, 1.0))
+        b = cast(b, result_dtype("isclose", b, 1.0))
     near = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
     result = logical_or(logical_and(near, isfinite(b)), equal(a, b))
     if equal_nan:
         result = logical_or(result, logical_and(isnan(a), isnan(b)))
-    return _finish(result, (), False)
+    return finish(result, (), False)
 
 
 def _python_bool(x: Any) -> Any:
@@ -224,7 +224,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def array_equal(a1, a2, equal_nan=False):
     """Whether two arrays have the same shape and elements (like ``numpy.array_equal``)."""
     a1, a2 = _array("array_equal", a1), _array("array_equal", a2)
-    if _shape(a1) != _shape(a2):
+    if shape_of(a1) != shape_of(a2):
         return False
     same = equal(a1, a2)
     if equal_nan:
@@ -236,35 +236,35 @@ def array_equiv(a1, a2):
     """Whether two arrays are equal after broadcasting (like ``numpy.array_equiv``)."""
     a1, a2 = _array("array_equiv", a1), _array("array_equiv", a2)
     try:
-        _check_broadcast("array_equiv", a1, a2)
+        check_broadcast("array_equiv", a1, a2)
     except ShapeError:
         return False
     return _python_bool(all(equal(a1, a2)))
 
 
 def _bitwise_pair(name, x, y):
-    x, y = _promote(name, x, y)
+    x, y = promote(name, x, y)
     if x.dtype.kind not in "biu":
-        raise DTypeError(f"{_fname(name)} needs integer or boolean arguments, got "
+        raise DTypeError(f"{fname(name)} needs integer or boolean arguments, got "
                          f"{x.dtype}; use logical_and/logical_or/logical_xor on comparisons.")
     return x, y
 
 
 def _integral_arg(name, x):
-    x = _num_arg(name, x)
+    x = num_arg(name, x)
     if x.dtype.kind not in "biu":
-        raise DTypeError(f"{_fname(name)} needs integer or boolean arguments, got "
+        raise DTypeError(f"{fname(name)} needs integer or boolean arguments, got "
                          f"{x.dtype}; use logical_not on comparisons.")
     return x
 
 
-bitwise_and = _binary_ufunc("bitwise_and", _bitwise_pair, ew.and_,
+bitwise_and = binary_ufunc("bitwise_and", _bitwise_pair, ew.and_,
                             "Elementwise bitwise and (logical and of booleans).")
-bitwise_or = _binary_ufunc("bitwise_or", _bitwise_pair, ew.or_,
+bitwise_or = binary_ufunc("bitwise_or", _bitwise_pair, ew.or_,
                            "Elementwise bitwise or (logical or of booleans).")
-bitwise_xor = _binary_ufunc("bitwise_xor", _bitwise_pair, ew.xor,
+bitwise_xor = binary_ufunc("bitwise_xor", _bitwise_pair, ew.xor,
                             "Elementwise bitwise exclusive or.")
-invert = _unary_ufunc("invert", _integral_arg, ew.not_,
+invert = unary_ufunc("invert", _integral_arg, ew.not_,
                       "Elementwise bitwise not (logical not of booleans).")
 bitwise_not = bitwise_invert = invert
 

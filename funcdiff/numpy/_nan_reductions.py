@@ -17,9 +17,9 @@ import numpy as np
 from funcdiff.core import Tracer
 from funcdiff.errors import InvalidArgumentError, UnsupportedNumpyError
 from funcdiff.numpy._sorting import cumprod, cumsum
-from funcdiff.numpy._reductions import (_arg_extremum, _axes, _extremum, _finish,
-                                        _reduction_options, mean, prod, std, sum, var)
-from funcdiff.numpy._ufunc_support import _F64, _c, _cast, _dtype_arg, _fname, _NoValue, _num_arg
+from funcdiff.numpy._reductions import (arg_extremum, normalize_axes, extremum, finish,
+                                        reduction_options, mean, prod, std, sum, var)
+from funcdiff.numpy._ufunc_support import F64, _c, cast, dtype_arg, fname, NoValue, num_arg
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import reductions, structural
 
@@ -28,57 +28,57 @@ from funcdiff.primitives import reductions, structural
 # NaN-ignoring reductions
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
-           where=_NoValue):
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue,
+           where=NoValue):
     """Sum treating NaN as zero (like ``numpy.nansum``).
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.nansum(np.array([1., np.nan, 2.]))
     np.float64(3.0)
     """
-    _reduction_options("nansum", out, initial, where)
-    a = _num_arg("nansum", a)
+    reduction_options("nansum", out, initial, where)
+    a = num_arg("nansum", a)
     if a.dtype.kind == "f":
         a = ew.select(ew.ne(a, a), _c(a, 0), a)
     return sum(a, axis, dtype, keepdims=keepdims)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=NoValue):
     """Mean of the non-NaN elements (like ``numpy.nanmean``; NaN where all are NaN).
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.nanmean(np.array([1., np.nan, 2.]))
     np.float64(1.5)
     """
-    _reduction_options("nanmean", out, where=where)
-    a = _num_arg("nanmean", a)
+    reduction_options("nanmean", out, where=where)
+    a = num_arg("nanmean", a)
     if a.dtype.kind != "f":
         return mean(a, axis, dtype, keepdims=keepdims)
     if dtype is not None:
-        a = _cast(a, _dtype_arg("nanmean", dtype))
+        a = cast(a, dtype_arg("nanmean", dtype))
     missing = ew.ne(a, a)
     total = sum(ew.select(missing, _c(a, 0), a), axis, keepdims=keepdims)
     count = sum(ew.not_(missing), axis, keepdims=keepdims)  # int64, as numpy counts
     # numpy divides by the integer count in float64 and casts back to a's dtype
-    return _finish(_cast(ew.div(_cast(total, _F64), _cast(count, _F64)), a.dtype), (), False)
+    return finish(cast(ew.div(cast(total, F64), cast(count, F64)), a.dtype), (), False)
 
 
 def _nan_extremum(name, prim_op, fill, a, axis, out, keepdims, initial, where):
-    _reduction_options(name, out, initial, where)
-    a = _num_arg(name, a)
+    reduction_options(name, out, initial, where)
+    a = num_arg(name, a)
     if a.dtype.kind != "f":
-        return _extremum(name, prim_op, a, axis, None, keepdims, _NoValue, _NoValue)
+        return extremum(name, prim_op, a, axis, None, keepdims, NoValue, NoValue)
     missing = ew.ne(a, a)
-    result = _extremum(name, prim_op, ew.select(missing, _c(a, fill), a), axis, None,
-                       keepdims, _NoValue, _NoValue)
-    axes = _axes(name, axis, a.ndim)
+    result = extremum(name, prim_op, ew.select(missing, _c(a, fill), a), axis, None,
+                       keepdims, NoValue, NoValue)
+    axes = normalize_axes(name, axis, a.ndim)
     all_missing = reductions.reduce_and(missing, axes=axes) if axes else missing
     if keepdims and axes:
         all_missing = structural.expand_dims(all_missing, dimensions=axes)
-    return _finish(ew.select(all_missing, _c(a, np.nan), result), (), False)
+    return finish(ew.select(all_missing, _c(a, np.nan), result), (), False)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def nanmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Maximum ignoring NaN (like ``numpy.nanmax``; NaN where all are NaN).
 
     >>> import funcdiff.numpy as fnp, numpy as np
@@ -89,17 +89,17 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoVa
                          initial, where)
 
 
-def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def nanmin(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Minimum ignoring NaN (like ``numpy.nanmin``; NaN where all are NaN)."""
     return _nan_extremum("nanmin", reductions.reduce_min, np.inf, a, axis, out, keepdims,
                          initial, where)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
-            where=_NoValue):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue,
+            where=NoValue):
     """Product treating NaN as one (like ``numpy.nanprod``)."""
-    _reduction_options("nanprod", out, initial, where)
-    a = _num_arg("nanprod", a)
+    reduction_options("nanprod", out, initial, where)
+    a = num_arg("nanprod", a)
     if a.dtype.kind == "f":
         a = ew.select(ew.ne(a, a), _c(a, 1), a)
     return prod(a, axis, dtype, keepdims=keepdims)
@@ -116,7 +116,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     >>> fnp.nancumsum(np.array([1., np.nan, 2.]))
     array([1., 1., 3.])
     """
-    _reduction_options("nancumsum", out)
+    reduction_options("nancumsum", out)
     return cumsum(_nan_replaced("nancumsum", a, 0), axis, dtype)
 
 
@@ -128,28 +128,28 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     array([[ 2.,  2.],
            [ 3., 12.]])
     """
-    _reduction_options("nancumprod", out)
+    reduction_options("nancumprod", out)
     return cumprod(_nan_replaced("nancumprod", a, 1), axis, dtype)
 
 
 def _nan_replaced(name, a, identity):
     """``a`` with NaN replaced by ``identity`` (arrays without NaN are returned as they are)."""
-    a = _num_arg(name, a)
+    a = num_arg(name, a)
     if a.dtype.kind != "f":
         return a
     return ew.select(ew.ne(a, a), _c(a, identity), a)
 
 
 def _nan_var(name, a, axis, dtype, ddof, keepdims):
-    a = _num_arg(name, a)
+    a = num_arg(name, a)
     if a.dtype.kind != "f":
         return None, a
     if dtype is not None:
-        a = _cast(a, _dtype_arg(name, dtype))
-    axes = _axes(name, axis, a.ndim)
+        a = cast(a, dtype_arg(name, dtype))
+    axes = normalize_axes(name, axis, a.ndim)
     missing = ew.ne(a, a)
     zero = _c(a, 0)
-    count = _cast(sum(ew.not_(missing), axis=axes, keepdims=True), a.dtype)
+    count = cast(sum(ew.not_(missing), axis=axes, keepdims=True), a.dtype)
     centre = ew.div(sum(ew.select(missing, zero, a), axis=axes, keepdims=True), count)
     deviation = ew.select(missing, zero, ew.sub(a, centre))
     squares = sum(ew.mul(deviation, deviation), axis=axes, keepdims=keepdims)
@@ -163,43 +163,43 @@ def _drop_axes(x, axes):
 
 
 def _nan_var_options(name, out, where, mean, correction):
-    _reduction_options(name, out, where=where)
-    if mean is not _NoValue or correction is not _NoValue:
+    reduction_options(name, out, where=where)
+    if mean is not NoValue or correction is not NoValue:
         raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support mean= or "
                                     "correction=; use ddof=.")
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
-           mean=_NoValue, correction=_NoValue):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=NoValue,
+           mean=NoValue, correction=NoValue):
     """Variance of the non-NaN elements (like ``numpy.nanvar``; NaN where too few remain)."""
     _nan_var_options("nanvar", out, where, mean, correction)
     result, a = _nan_var("nanvar", a, axis, dtype, ddof, keepdims)
     if result is None:
         return var(a, axis, dtype, ddof=ddof, keepdims=keepdims)
-    return _finish(result, (), False)
+    return finish(result, (), False)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
-           mean=_NoValue, correction=_NoValue):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=NoValue,
+           mean=NoValue, correction=NoValue):
     """Standard deviation of the non-NaN elements (like ``numpy.nanstd``)."""
     _nan_var_options("nanstd", out, where, mean, correction)
     result, a = _nan_var("nanstd", a, axis, dtype, ddof, keepdims)
     if result is None:
         return std(a, axis, dtype, ddof=ddof, keepdims=keepdims)
-    return _finish(ew.sqrt(result), (), False)
+    return finish(ew.sqrt(result), (), False)
 
 
 def _nan_arg_extremum(name, prim_op, fill, a, axis, out, keepdims):
-    a = _num_arg(name, a)
+    a = num_arg(name, a)
     if a.dtype.kind == "f":
         missing = ew.ne(a, a)
         if not isinstance(a, Tracer):
-            axes = _axes(name, axis, a.ndim)
+            axes = normalize_axes(name, axis, a.ndim)
             if np.any(np.all(missing, axis=axes)):
-                raise InvalidArgumentError(f"{_fname(name)}: all-NaN slice encountered "
+                raise InvalidArgumentError(f"{fname(name)}: all-NaN slice encountered "
                                            "(numpy raises too)")
         a = ew.select(missing, _c(a, fill), a)
-    return _arg_extremum(name, prim_op, a, axis, out, keepdims)
+    return arg_extremum(name, prim_op, a, axis, out, keepdims)
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):

@@ -67,7 +67,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
         if size is None:
             return tuple(i.astype(_INDEX) for i in found)
         return tuple(_pad(i.astype(_INDEX), size, f) for i, f in zip(found, fills))
-    flat, valid = _first_positions(fnp.ravel(fnp.not_equal(a, 0)), size)
+    flat, valid = first_positions(fnp.ravel(fnp.not_equal(a, 0)), size)
     strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
     return tuple(ew.select(valid, (flat // stride) % n, np.asarray(f, _INDEX))
                  for stride, n, f in zip(strides, shape, fills))
@@ -116,13 +116,13 @@ def unique_sized(ar: Any, size: int, fill_value: Any, equal_nan: bool) -> Any:
         new = fnp.logical_and(new, fnp.logical_not(
             fnp.logical_and(fnp.isnan(later), fnp.isnan(earlier))))
     first = fnp.concatenate([np.ones(1, bool), new])
-    positions, valid = _first_positions(first, size)
+    positions, valid = first_positions(first, size)
     values = fnp.take(ordered, fnp.clip(positions, 0, n - 1))
     fill = ordered[0] if fill_value is None else fnp.asarray(fill_value).astype(ordered.dtype)
     return fnp.where(valid, values, fill)
 
 
-def _first_positions(mask: Any, size: int) -> tuple[Any, Any]:
+def first_positions(mask: Any, size: int) -> tuple[Any, Any]:
     """The positions of the first ``size`` true entries of the 1-d ``mask`` (in
     order), and which of the ``size`` slots hold one: a stable argsort of
     ``not mask`` brings the true positions to the front."""

@@ -28,7 +28,7 @@ import funcdiff.numpy as fnp
 from funcdiff.core import Tracer
 from funcdiff.errors import UnsupportedNumpyError
 from funcdiff.numpy import _shape
-from funcdiff.numpy._tracer_conversion import _unsupported
+from funcdiff.numpy._tracer_conversion import unsupported
 
 
 def _fnp():
@@ -39,14 +39,14 @@ def _fnp():
 # Names: numpy objects and the funcdiff.numpy functions that implement them
 
 # numpy ufuncs whose reduce/accumulate methods funcdiff implements, and by what.
-_UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                  "logical_and": "all", "logical_or": "any"}
-_UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod", "maximum": "maximum_accumulate",
+UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod", "maximum": "maximum_accumulate",
                      "minimum": "minimum_accumulate"}
 _tables: dict[str, Any] = {}
 
 
-def _numpy_objects() -> list[tuple[Any, list[str]]]:
+def numpy_objects() -> list[tuple[Any, list[str]]]:
     """Every public numpy function and ufunc with all names numpy exports it under
     (its own ``__name__`` first), in a fixed order."""
     found: dict[int, tuple[Any, list[str]]] = {}
@@ -61,7 +61,7 @@ def _numpy_objects() -> list[tuple[Any, list[str]]]:
     return sorted(found.values(), key=lambda entry: entry[1][0])
 
 
-def _dtype_or_value(x: Any) -> Any:
+def dtype_or_value(x: Any) -> Any:
     return x.aval.dtype if isinstance(x, Tracer) else x
 
 
@@ -69,9 +69,9 @@ def _dtype_or_value(x: Any) -> Any:
 # their own: answered from the abstract value, so they work on every tracer, abstract
 # ones included. (shape, ndim, size, iscomplexobj and isrealobj are funcdiff.numpy
 # functions, in _array_api, and dispatch there.)
-_QUERIES = {
-    "result_type": lambda *args: np.result_type(*[_dtype_or_value(a) for a in args]),
-    "can_cast": lambda from_, to, casting="safe": np.can_cast(_dtype_or_value(from_), to, casting),
+QUERIES = {
+    "result_type": lambda *args: np.result_type(*[dtype_or_value(a) for a in args]),
+    "can_cast": lambda from_, to, casting="safe": np.can_cast(dtype_or_value(from_), to, casting),
     "copy": lambda a, order="K", subok=False: a,  # funcdiff values are immutable
 }
 
@@ -79,14 +79,14 @@ _QUERIES = {
 # numpy functions that write into an argument: funcdiff.numpy has functional versions
 # that return a new array, so dispatching numpy's call to them would silently drop the
 # update. They raise instead, pointing to the functional spelling.
-_IN_PLACE = {"put_along_axis": "fnp.put_along_axis(arr, indices, values, axis), which "
+IN_PLACE = {"put_along_axis": "fnp.put_along_axis(arr, indices, values, axis), which "
                                "returns the updated array"}
 
 
 # numpy functions that never dispatch on their arguments (they take shapes or lengths,
 # convert with __array__, or, as isscalar, only inspect the type), so funcdiff.numpy's
 # versions are not reachable from numpy calls.
-_NOT_DISPATCHED = frozenset({
+NOT_DISPATCHED = frozenset({
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "zeros", "ones",
     "empty", "full", "arange", "eye", "identity", "tri", "frombuffer", "fromiter",
     "fromfunction", "fromstring", "fromfile", "fft.fftfreq", "fft.rfftfreq", "hamming",
@@ -94,26 +94,26 @@ _NOT_DISPATCHED = frozenset({
 
 # numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
 # name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
-_SUBMODULES = ("linalg", "fft")
+SUBMODULES = ("linalg", "fft")
 
 
-def _build_tables() -> dict[str, Any]:
+def build_tables() -> dict[str, Any]:
     """Dispatch tables keyed by numpy object: ufuncs and array functions, plus the
     names numpy exports each under. Built once, on first use."""
     if _tables:
         return _tables
     fnp = _fnp()
     ufuncs, functions, names_of = {}, {}, {}
-    for obj, names in _numpy_objects():
-        if names[0] in _IN_PLACE or names[0] in _NOT_DISPATCHED:
+    for obj, names in numpy_objects():
+        if names[0] in IN_PLACE or names[0] in NOT_DISPATCHED:
             continue
-        impl = next((getattr(fnp, n) for n in names if _is_implementation(getattr(fnp, n, None))),
-                    _QUERIES.get(names[0]))
+        impl = next((getattr(fnp, n) for n in names if is_implementation(getattr(fnp, n, None))),
+                    QUERIES.get(names[0]))
         if impl is None:
             continue
         names_of[id(obj)] = names
         (ufuncs if isinstance(obj, np.ufunc) else functions)[obj] = impl
-    for obj, name, impl in _submodule_functions(fnp):
+    for obj, name, impl in submodule_functions(fnp):
         if obj in functions:  # numpy exports it at the top level too
             names_of[id(obj)].append(name)
         else:
@@ -122,30 +122,30 @@ def _build_tables() -> dict[str, Any]:
     return _tables
 
 
-def _submodule_functions(fnp: Any) -> list[tuple[Any, str, Callable]]:
+def submodule_functions(fnp: Any) -> list[tuple[Any, str, Callable]]:
     """(numpy function, ``"linalg.det"``-style name, funcdiff implementation) for each
     function a funcdiff.numpy submodule exports that numpy's submodule also has."""
     found = []
-    for module in _SUBMODULES:
+    for module in SUBMODULES:
         np_module, fd_module = getattr(np, module), getattr(fnp, module)
         for name in fd_module.__all__:
             obj, impl = getattr(np_module, name, None), getattr(fd_module, name)
             qualified = f"{module}.{name}"
-            if (qualified in _NOT_DISPATCHED or not _is_implementation(impl)
+            if (qualified in NOT_DISPATCHED or not is_implementation(impl)
                     or obj is None or isinstance(obj, type) or not callable(obj)):
                 continue
             found.append((obj, qualified, impl))
     return found
 
 
-def _is_implementation(obj: Any) -> bool:
+def is_implementation(obj: Any) -> bool:
     """A funcdiff function (numpy objects funcdiff.numpy re-exports, such as its dtype
     helpers, are not: dispatching to them would call numpy on the tracer again)."""
     return (callable(obj) and not isinstance(obj, (type, np.ufunc))
             and (getattr(obj, "__module__", None) or "").startswith("funcdiff"))
 
 
-def _numpy_name(obj: Any) -> str:
+def numpy_name(obj: Any) -> str:
     """``numpy.linalg.norm``-style name of a numpy function or ufunc, for errors."""
     if isinstance(obj, np.ufunc):
         return f"numpy.{obj.__name__}"
@@ -159,7 +159,7 @@ def _numpy_name(obj: Any) -> str:
 # numpy's override protocols
 
 
-def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+def array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     if method == "__call__" and not kwargs and _tables:  # the common case: a plain call
         fn = _tables["ufuncs"].get(ufunc)
         if fn is not None:
@@ -171,18 +171,18 @@ def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwa
             f"{name} was called with out= on a funcdiff tracer; tracers are immutable, so "
             "funcdiff cannot write into an output array. Call it without out= and use the "
             "returned value (funcdiff.numpy functions take no out= either).")
-    tables = _build_tables()
+    tables = build_tables()
     if method == "__call__":
         fn = tables["ufuncs"].get(ufunc)
         if fn is None:
-            raise _unsupported(name)
+            raise unsupported(name)
         return fn(*inputs, **kwargs)
     if method in ("reduce", "accumulate"):
-        mapping = _UFUNC_REDUCE if method == "reduce" else _UFUNC_ACCUMULATE
+        mapping = UFUNC_REDUCE if method == "reduce" else UFUNC_ACCUMULATE
         target = mapping.get(ufunc.__name__)
         fn = getattr(_fnp(), target, None) if target else None
         if fn is None:
-            raise _unsupported(f"{name}.{method}")
+            raise unsupported(f"{name}.{method}")
         (x,) = inputs
         kwargs.setdefault("axis", 0)  # numpy's ufunc methods default to axis 0
         if "dtype" in kwargs and kwargs["dtype"] is None:
@@ -191,25 +191,25 @@ def _array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwa
     if method == "outer":
         fn = tables["ufuncs"].get(ufunc)
         if fn is None:
-            raise _unsupported(f"{name}.outer")
+            raise unsupported(f"{name}.outer")
         a, b = (_shape._arr(v, f"{ufunc.__name__}.outer") for v in inputs)
-        a = _shape.reshape(a, _shape._shape(a) + (1,) * len(_shape._shape(b)))
+        a = _shape.reshape(a, _shape.shape_of(a) + (1,) * len(_shape.shape_of(b)))
         return fn(a, b, **kwargs)
     if method == "at":
-        raise _unsupported(f"{name}.at", "It updates its first argument in place; tracers "
+        raise unsupported(f"{name}.at", "It updates its first argument in place; tracers "
                            "are immutable: use the functional x.at[idx].add(v) / .multiply(v) / "
                            ".min(v) / .max(v) / .set(v) (fnp.at(x)[idx] for numpy arrays).")
-    raise _unsupported(f"{name}.{method}")
+    raise unsupported(f"{name}.{method}")
 
 
-def _array_function(self: Tracer, func: Callable, types: tuple, args: tuple,
+def array_function(self: Tracer, func: Callable, types: tuple, args: tuple,
                     kwargs: dict) -> Any:
     if not all(issubclass(t, (Tracer, np.ndarray)) for t in types):
         return NotImplemented
-    fn = _build_tables()["functions"].get(func)
+    fn = build_tables()["functions"].get(func)
     if fn is None:
         name = getattr(func, "__name__", "")
         hint = (f"It modifies its argument in place, which tracers do not allow; use "
-                f"{_IN_PLACE[name]}." if name in _IN_PLACE else "")
-        raise _unsupported(_numpy_name(func), hint)
+                f"{IN_PLACE[name]}." if name in IN_PLACE else "")
+        raise unsupported(numpy_name(func), hint)
     return fn(*args, **kwargs)

@@ -18,9 +18,9 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.numpy import _shape, _util
-from funcdiff.numpy._indexing import _IndexUpdateHelper, getitem
+from funcdiff.numpy._indexing import IndexUpdateHelper, getitem
 from funcdiff.numpy._numpy_dispatch import _fnp
-from funcdiff.numpy._tracer_conversion import _unsupported
+from funcdiff.numpy._tracer_conversion import unsupported
 from funcdiff.primitives import elementwise
 
 
@@ -28,50 +28,50 @@ from funcdiff.primitives import elementwise
 # Operators and methods
 
 # operator suffix -> funcdiff.numpy function (reflected variants swap the operands)
-_BINARY_OPERATORS = {
+BINARY_OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
     "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
 }
-_COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                 "gt": "greater", "ge": "greater_equal"}
-_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
 # function names tried when the first is missing from funcdiff.numpy
-_FALLBACKS = {"true_divide": ("divide",), "remainder": ("mod",), "power": ("pow",),
+FALLBACKS = {"true_divide": ("divide",), "remainder": ("mod",), "power": ("pow",),
               "absolute": ("abs",), "invert": ("logical_not",), "bitwise_and": ("logical_and",),
               "bitwise_or": ("logical_or",), "bitwise_xor": ("logical_xor",),
               "left_shift": ("bitwise_left_shift",), "right_shift": ("bitwise_right_shift",),
               "round": ("around",)}
 # Array methods: name -> funcdiff.numpy function taking the array first, same signature.
-_METHODS = {name: name for name in (
+METHODS = {name: name for name in (
     "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any", "all",
     "dot", "swapaxes", "clip", "cumsum", "cumprod", "round", "sort", "argsort", "repeat",
     "take", "trace", "diagonal", "squeeze", "ravel")}
-_METHODS["flatten"] = "ravel"
+METHODS["flatten"] = "ravel"
 
-_resolved: dict[str, Callable] = {}
+resolved: dict[str, Callable] = {}
 
 
-def _resolve(name: str, what: str) -> Callable:
-    fn = _resolved.get(name)
+def resolve(name: str, what: str) -> Callable:
+    fn = resolved.get(name)
     if fn is None:
         fnp = _fnp()
-        for candidate in (name,) + _FALLBACKS.get(name, ()):
+        for candidate in (name,) + FALLBACKS.get(name, ()):
             fn = getattr(fnp, candidate, None)
             if fn is not None:
                 break
         else:
-            raise _unsupported(what, f"(funcdiff.numpy.{name} does not exist.)")
-        _resolved[name] = fn
+            raise unsupported(what, f"(funcdiff.numpy.{name} does not exist.)")
+        resolved[name] = fn
     return fn
 
 
-_LOGICAL_OF = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
+LOGICAL_OF = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
                "bitwise_xor": "logical_xor", "invert": "logical_not"}
 
 
-def _is_bool(x: Any) -> bool:
+def is_bool(x: Any) -> bool:
     return isinstance(x, (bool, np.bool_)) or getattr(x, "dtype", None) == np.bool_
 
 
@@ -82,25 +82,25 @@ def _bitwise(name: str, what: str) -> Callable:
         fn = getattr(_fnp(), name, None)
         if fn is not None:
             return fn(*args)
-        if all(_is_bool(a) for a in args):
-            return _resolve(_LOGICAL_OF[name], what)(*args)
-        raise _unsupported(what, f"(funcdiff.numpy.{name} does not exist; on booleans the "
-                                 f"operator works as {_LOGICAL_OF[name]}.)")
+        if all(is_bool(a) for a in args):
+            return resolve(LOGICAL_OF[name], what)(*args)
+        raise unsupported(what, f"(funcdiff.numpy.{name} does not exist; on booleans the "
+                                 f"operator works as {LOGICAL_OF[name]}.)")
     return op
 
 
-_FLOAT_SCALAR_OPS = {"add": "add", "subtract": "sub", "multiply": "mul"}
+FLOAT_SCALAR_OPS = {"add": "add", "subtract": "sub", "multiply": "mul"}
 
 
-def _binary(name: str, dunder: str, reflected: bool) -> Callable:
+def binary(name: str, dunder: str, reflected: bool) -> Callable:
     what = f"the operator {dunder}"
-    if name in _LOGICAL_OF:
+    if name in LOGICAL_OF:
         fn = _bitwise(name, what)
         method = (lambda self, other: fn(other, self)) if reflected else (
             lambda self, other: fn(self, other))
         method.__name__ = dunder
         return method
-    fast = _FLOAT_SCALAR_OPS.get(name)
+    fast = FLOAT_SCALAR_OPS.get(name)
     if fast is not None:
         # A float array with a Python float, the commonest operator call: numpy 2
         # keeps the array's dtype, so the primitive applies directly.
@@ -111,45 +111,45 @@ def _binary(name: str, dunder: str, reflected: bool) -> Callable:
                     dtype = self.dtype
                     if dtype.kind == "f":
                         return op(dtype.type(other), self)
-                return _resolve(name, what)(other, self)
+                return resolve(name, what)(other, self)
         else:
             def method(self, other):
                 if type(other) is float:
                     dtype = self.dtype
                     if dtype.kind == "f":
                         return op(self, dtype.type(other))
-                return _resolve(name, what)(self, other)
+                return resolve(name, what)(self, other)
     elif reflected:
         def method(self, other):
-            return _resolve(name, what)(other, self)
+            return resolve(name, what)(other, self)
     else:
         def method(self, other):
-            return _resolve(name, what)(self, other)
+            return resolve(name, what)(self, other)
     method.__name__ = dunder
     method.__doc__ = f"``{dunder}`` via funcdiff.numpy.{name}."
     return method
 
 
-def _unary(name: str, dunder: str) -> Callable:
-    bitwise = _bitwise(name, f"the operator {dunder}") if name in _LOGICAL_OF else None
+def unary(name: str, dunder: str) -> Callable:
+    bitwise = _bitwise(name, f"the operator {dunder}") if name in LOGICAL_OF else None
 
     def method(self):
         if bitwise is not None:
             return bitwise(self)
-        return _resolve(name, dunder)(self)
+        return resolve(name, dunder)(self)
     method.__name__ = dunder
     return method
 
 
-def _array_method(method_name: str, fn_name: str) -> Callable:
+def array_method(method_name: str, fn_name: str) -> Callable:
     def method(self, *args, **kwargs):
-        return _resolve(fn_name, f"the array method .{method_name}()")(self, *args, **kwargs)
+        return resolve(fn_name, f"the array method .{method_name}()")(self, *args, **kwargs)
     method.__name__ = method_name
     method.__doc__ = f"``x.{method_name}(...)`` is ``funcdiff.numpy.{fn_name}(x, ...)``."
     return method
 
 
-def _reshape_method(self, *shape, order="C", **kwargs):
+def reshape_method(self, *shape, order="C", **kwargs):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -158,35 +158,35 @@ def _reshape_method(self, *shape, order="C", **kwargs):
     return _shape.reshape(self, shape, order=order, **kwargs)
 
 
-def _transpose_method(self, *axes):
+def transpose_method(self, *axes):
     """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]
     return _shape.transpose(self, axes if axes else None)
 
 
-def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """``x.astype(dtype)``: a cast (a no-op when the dtype already matches)."""
     return _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype", allow_complex=True))
 
 
-def _identity(self, *args, **kwargs):
+def identity(self, *args, **kwargs):
     return self
 
 
-def _real(self):
+def real(self):
     return _fnp().real(self)
 
 
-def _imag(self):
+def imag(self):
     return _fnp().imag(self)
 
 
-def _conj(self):
+def conj(self):
     return _fnp().conjugate(self)
 
 
-def _nonzero(self, *, size=None, fill_value=None):
+def nonzero(self, *, size=None, fill_value=None):
     """Indices of the non-zero elements (``fnp.nonzero``): a concrete value, or ``size``."""
     return _fnp().nonzero(self, size=size, fill_value=fill_value)
 
@@ -195,11 +195,11 @@ def _getitem(self, idx):
     return getitem(self, idx)
 
 
-def _at(self):
+def at(self):
     """Functional updates: ``x.at[idx].set(v)``, ``.add(v)``, ``.multiply(v)``, ``.min(v)``,
     ``.max(v)``, ``.get()``."""
-    return _IndexUpdateHelper(self)
+    return IndexUpdateHelper(self)
 
 
-def _swap_last_two(self):
+def swap_last_two(self):
     return _shape.swapaxes(self, -1, -2)

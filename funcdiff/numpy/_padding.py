@@ -4,7 +4,7 @@ Constant padding is the ``pad`` primitive (one per side and axis when the
 values differ per side, as numpy fills the corners from later axes); a traced
 constant value stays differentiable. The other modes copy elements of the
 array itself: the source position of every padded position is computed with
-numpy from the shape (a setting, not a value), and ``_take_static`` turns each
+numpy from the shape (a setting, not a value), and ``take_static`` turns each
 axis's positions into a few slices, reversals and one concatenate, so the
 derivative is a few pads rather than a scatter.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._shape import _arr, _axis, _shape, _take_static
+from funcdiff.numpy._shape import _arr, normalize_axis, shape_of, take_static
 from funcdiff.primitives import slicing
 
 
@@ -85,7 +85,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     array([3, 2, 1, 2, 3, 2])
     """
     array = _arr(array, "pad")
-    shape = _shape(array)
+    shape = shape_of(array)
     ndim = len(shape)
     dtype = get_aval(array).dtype
     if callable(mode) or mode not in _PAD_MODES:
@@ -102,7 +102,8 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     if isinstance(pad_width, dict):
         seq = [(0, 0)] * ndim
         for ax, width in pad_width.items():
-            seq[_axis(ax, ndim, "pad")] = (width, width) if np.ndim(width) == 0 else tuple(width)
+            seq[normalize_axis(ax, ndim, "pad")] = ((width, width) if np.ndim(width) == 0
+                                                    else tuple(width))
         pad_width = seq
     widths = [(int(lo), int(hi)) for lo, hi in _pad_pairs(pad_width, ndim, "pad_width", True)]
     if mode == "constant":
@@ -113,7 +114,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         if shape[ax] == 0:
             raise ShapeError(f"funcdiff.numpy.pad: can't extend empty axis {ax} using modes "
                              "other than 'constant'")
-        array = _take_static(array, ax, _pad_source_index(mode, shape[ax], lo, hi))
+        array = take_static(array, ax, _pad_source_index(mode, shape[ax], lo, hi))
     return array
 
 

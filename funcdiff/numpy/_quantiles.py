@@ -18,9 +18,9 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
-from funcdiff.numpy._reductions import _axes, _count, _finish, mean
-from funcdiff.numpy._ufunc_support import (_BOOL, _F64, _INT64, _arg, _c, _cast, _fname, _full,
-                                           _num_arg, _reject_out, _shape)
+from funcdiff.numpy._reductions import normalize_axes, count, finish, mean
+from funcdiff.numpy._ufunc_support import (BOOL, F64, INT64, arg, _c, cast, fname, full,
+                                           num_arg, reject_out, shape_of)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, reductions, slicing, sorting, structural
 
@@ -34,21 +34,21 @@ def _sorted_last(name: str, a: Any, axis: Any):
     n)``; quantiles of an empty selection are an error."""
     x, rest, kept, n = _to_last(name, a, axis)
     if n == 0:
-        raise ShapeError(f"{_fname(name)} of an empty array is undefined")
+        raise ShapeError(f"{fname(name)} of an empty array is undefined")
     return x, sorting.sort(x, axis=len(rest)), rest, kept, n
 
 
 def _to_last(name: str, a: Any, axis: Any):
     """``a`` with the reduced axes moved to the end and merged into one."""
-    shape = _shape(a)
-    axes = _axes(name, axis, len(shape))
+    shape = shape_of(a)
+    axes = normalize_axes(name, axis, len(shape))
     rest = tuple(i for i in range(len(shape)) if i not in axes)
     perm = rest + axes
     if perm != tuple(range(len(shape))):
         a = structural.transpose(a, permutation=perm)
     rest_shape = tuple(shape[i] for i in rest)
-    n = _count(shape, axes)
-    if _shape(a) != rest_shape + (n,):
+    n = count(shape, axes)
+    if shape_of(a) != rest_shape + (n,):
         a = structural.reshape(a, new_sizes=rest_shape + (n,))
     kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
     return a, rest_shape, kept, n
@@ -56,7 +56,7 @@ def _to_last(name: str, a: Any, axis: Any):
 
 def _last_element(x: Any, n: int) -> Any:
     """``x[..., n - 1]`` of an array whose last axis has size ``n``."""
-    shape = _shape(x)
+    shape = shape_of(x)
     last = len(shape) - 1
     top = slicing.slice(x, start_indices=(0,) * last + (n - 1,), limit_indices=shape)
     return structural.squeeze(top, dimensions=(last,))
@@ -72,12 +72,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> fnp.median(np.array([3., 1., 4., 2.]))
     np.float64(2.5)
     """
-    _reject_out("median", out)
-    a = _num_arg("median", a)
+    reject_out("median", out)
+    a = num_arg("median", a)
     x, rest, kept, n = _to_last("median", a, axis)
     last = len(rest)
     if n == 0:
-        result = _full(rest, np.nan, _F64 if a.dtype.kind in "biu" else a.dtype)
+        result = full(rest, np.nan, F64 if a.dtype.kind in "biu" else a.dtype)
     else:
         s = sorting.sort(x, axis=last)
         half = n // 2
@@ -90,7 +90,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
             result = ew.select(ew.ne(top, top), _c(result, np.nan), result)
     if keepdims:
         result = structural.reshape(result, new_sizes=kept)
-    return _finish(result, (), False)
+    return finish(result, (), False)
 
 
 def _quantile_indices_concrete(q: np.ndarray, n: int):
@@ -119,15 +119,15 @@ def _quantile_indices_traced(q: Any, n: int):
     next_adj = ew.select(above, minus_one, ew.select(below, zero, ew.add(prev, one)))
     gamma = ew.sub(virtual, prev_adj)
     last = _c(q, n - 1)
-    lo = _cast(ew.select(ew.lt(prev_adj, zero), last, prev_adj), _INT64)
-    hi = _cast(ew.select(ew.lt(next_adj, zero), last, next_adj), _INT64)
+    lo = cast(ew.select(ew.lt(prev_adj, zero), last, prev_adj), INT64)
+    hi = cast(ew.select(ew.lt(next_adj, zero), last, next_adj), INT64)
     return lo, hi, gamma
 
 
 def _take_quantiles(s: Any, index: Any, q_shape: tuple, rest: tuple) -> Any:
     """Elements of the sorted ``s`` (rest + (n,)) at ``index`` (q_shape): q_shape + rest."""
     last = len(rest)
-    flat = index if _shape(index) == (math.prod(q_shape),) else structural.reshape(
+    flat = index if shape_of(index) == (math.prod(q_shape),) else structural.reshape(
         index, new_sizes=(math.prod(q_shape),))
     taken = indexing.gather(s, flat, axis=last)
     taken = structural.moveaxis(taken, last, 0)
@@ -137,36 +137,36 @@ def _take_quantiles(s: Any, index: Any, q_shape: tuple, rest: tuple) -> Any:
 def _quantile(name: str, a: Any, q: Any, axis: Any, keepdims: bool, method: str) -> Any:
     if method != "linear":
         raise UnsupportedNumpyError(
-            f"{_fname(name)} supports only method='linear' (numpy's default), got "
+            f"{fname(name)} supports only method='linear' (numpy's default), got "
             f"method={method!r}")
-    a = _num_arg(name, a)
-    if a.dtype == _BOOL:
-        raise DTypeError(f"{_fname(name)} does not accept booleans (numpy neither); "
+    a = num_arg(name, a)
+    if a.dtype == BOOL:
+        raise DTypeError(f"{fname(name)} does not accept booleans (numpy neither); "
                          "convert with astype(float) first.")
     weak = type(q) in (int, float)
     traced = isinstance(q, Tracer)
     if not traced:
-        q = np.asarray(_arg(name, q))
+        q = np.asarray(arg(name, q))
         if q.dtype.kind not in "iuf":
-            raise DTypeError(f"{_fname(name)} needs numeric quantiles, got {q.dtype}")
+            raise DTypeError(f"{fname(name)} needs numeric quantiles, got {q.dtype}")
         if not np.all((q >= 0) & (q <= 1)):
-            raise InvalidArgumentError(f"{_fname(name)}: quantiles must be in the range "
+            raise InvalidArgumentError(f"{fname(name)}: quantiles must be in the range "
                                        f"[0, 1] (percentiles in [0, 100]), got {q}")
     q_dtype = q.dtype
     integer_q = q_dtype.kind in "iu"
     if integer_q:
         work = a.dtype
     elif weak:
-        work = a.dtype if a.dtype.kind == "f" else _F64
+        work = a.dtype if a.dtype.kind == "f" else F64
     else:
         work = np.result_type(a.dtype, q_dtype)
-        work = work if work.kind == "f" else _F64
+        work = work if work.kind == "f" else F64
     # numpy sorts and subtracts neighbours in a's dtype, then interpolates in `work`
     x, s, rest, kept, n = _sorted_last(name, a, axis)
     last = len(rest)
-    q_shape = _shape(q)
+    q_shape = shape_of(q)
     if traced:
-        lo_i, hi_i, gamma = _quantile_indices_traced(_cast(q, work), n)
+        lo_i, hi_i, gamma = _quantile_indices_traced(cast(q, work), n)
     else:
         lo_i, hi_i, gamma = _quantile_indices_concrete(q, n)
     lo = _take_quantiles(s, lo_i, q_shape, rest)
@@ -182,8 +182,8 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, keepdims: bool, method: str)
             upper = (gamma >= 0.5).reshape(t_shape)
             one_minus = np.asarray(1 - gamma, work).reshape(t_shape)
             t = np.asarray(gamma, work).reshape(t_shape)
-        diff = _cast(ew.sub(hi, lo), work)
-        lo, hi = _cast(lo, work), _cast(hi, work)
+        diff = cast(ew.sub(hi, lo), work)
+        lo, hi = cast(lo, work), cast(hi, work)
         result = ew.select(upper, ew.sub(hi, ew.mul(diff, one_minus)),
                            ew.add(lo, ew.mul(diff, t)))
     if a.dtype.kind == "f":
@@ -191,12 +191,12 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, keepdims: bool, method: str)
         result = ew.select(ew.ne(top, top), _c(result, np.nan), result)
     if keepdims:
         result = structural.reshape(result, new_sizes=q_shape + kept)
-    return _finish(result, (), False)
+    return finish(result, (), False)
 
 
 def _reject_options(name, out, weights, interpolation):
     """Quantile options funcdiff does not implement raise, naming the function."""
-    _reject_out(name, out)
+    reject_out(name, out)
     if weights is not None or interpolation is not None:
         raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support weights= or "
                                     "interpolation=; use method='linear'.")
@@ -235,7 +235,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     elif type(q) in (int, float):
         q = q / 100
     else:
-        q = np.true_divide(np.asarray(_arg("percentile", q)), 100)
+        q = np.true_divide(np.asarray(arg("percentile", q)), 100)
     return _quantile("percentile", a, q, axis, keepdims, method)
 
 
@@ -248,43 +248,43 @@ def _nan_quantile(name, a, q, axis, keepdims, method):
     sorted entries are its data; the neighbour indices depend on that count."""
     if method != "linear":
         raise UnsupportedNumpyError(
-            f"{_fname(name)} supports only method='linear' (numpy's default), got "
+            f"{fname(name)} supports only method='linear' (numpy's default), got "
             f"method={method!r}")
-    a = _num_arg(name, a)
+    a = num_arg(name, a)
     if a.dtype.kind != "f":
         return _quantile(name, a, q, axis, keepdims, method)
     weak = type(q) in (int, float)
     if not isinstance(q, Tracer):
-        q = np.asarray(_arg(name, q))
+        q = np.asarray(arg(name, q))
         if not np.all((q >= 0) & (q <= 1)):
-            raise InvalidArgumentError(f"{_fname(name)}: quantiles must be in the range "
+            raise InvalidArgumentError(f"{fname(name)}: quantiles must be in the range "
                                        f"[0, 1] (percentiles in [0, 100]), got {q}")
     work = a.dtype if weak else np.result_type(a.dtype, q.dtype)
-    work = work if work.kind == "f" else _F64
+    work = work if work.kind == "f" else F64
     x, s, rest, kept, n = _sorted_last(name, a, axis)
     last = len(rest)
-    q_shape = _shape(q)
+    q_shape = shape_of(q)
     # indices in q's float dtype, as numpy's (n - 1) * q: every (q, slice) pair
-    q_float = q.dtype if q.dtype.kind == "f" else _F64
-    count = reductions.reduce_sum(_cast(ew.eq(x, x), q_float), axes=(last,))  # rest
-    qb = structural.reshape(_cast(q, q_float), new_sizes=q_shape + (1,) * last)
+    q_float = q.dtype if q.dtype.kind == "f" else F64
+    count = reductions.reduce_sum(cast(ew.eq(x, x), q_float), axes=(last,))  # rest
+    qb = structural.reshape(cast(q, q_float), new_sizes=q_shape + (1,) * last)
     virtual = ew.mul(ew.sub(count, _c(count, 1)), qb)
     prev = ew.floor(virtual)
     top = ew.sub(count, _c(count, 1))
     lo_f = ew.max(ew.min(prev, top), _c(count, 0))
     hi_f = ew.max(ew.min(ew.add(prev, _c(count, 1)), top), _c(count, 0))
-    gamma = _cast(ew.sub(virtual, prev), work)
+    gamma = cast(ew.sub(virtual, prev), work)
     out_shape = q_shape + rest
 
     def take(index):
-        index = structural.broadcast_to(_cast(index, _INT64), out_shape)
+        index = structural.broadcast_to(cast(index, INT64), out_shape)
         flat = structural.reshape(index, new_sizes=(math.prod(q_shape),) + rest)
         flat = structural.moveaxis(flat, 0, last)  # rest + (k,)
         taken = indexing.take_along_axis(s, flat, last)
         return structural.reshape(structural.moveaxis(taken, last, 0), new_sizes=out_shape)
     lo, hi = take(lo_f), take(hi_f)
-    diff = _cast(ew.sub(hi, lo), work)
-    lo, hi = _cast(lo, work), _cast(hi, work)
+    diff = cast(ew.sub(hi, lo), work)
+    lo, hi = cast(lo, work), cast(hi, work)
     t = structural.broadcast_to(gamma, out_shape)
     result = ew.select(ew.ge(t, _c(t, 0.5)), ew.sub(hi, ew.mul(diff, ew.sub(_c(t, 1), t))),
                        ew.add(lo, ew.mul(diff, t)))
@@ -292,7 +292,7 @@ def _nan_quantile(name, a, q, axis, keepdims, method):
     result = ew.select(empty, _c(result, np.nan), result)
     if keepdims:
         result = structural.reshape(result, new_sizes=q_shape + kept)
-    return _finish(result, (), False)
+    return finish(result, (), False)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -316,14 +316,14 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     elif type(q) in (int, float):
         q = q / 100
     else:
-        q = np.true_divide(np.asarray(_arg("nanpercentile", q)), 100)
+        q = np.true_divide(np.asarray(arg("nanpercentile", q)), 100)
     return _nan_quantile("nanpercentile", a, q, axis, keepdims, method)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median of the non-NaN elements (like ``numpy.nanmedian``; NaN for all-NaN slices)."""
-    _reject_out("nanmedian", out)
-    a = _num_arg("nanmedian", a)
+    reject_out("nanmedian", out)
+    a = num_arg("nanmedian", a)
     if a.dtype.kind != "f":
         return median(a, axis, keepdims=keepdims)
     return _nan_quantile("nanmedian", a, 0.5, axis, keepdims, "linear")

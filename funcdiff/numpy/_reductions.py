@@ -4,7 +4,7 @@ Each normalises ``axis`` (None, negative, tuples) and ``keepdims`` and binds a
 reduction primitive. Accumulator dtypes follow numpy: small integers sum in
 int64, booleans count, integers average in float64, float16 averages in
 float32. A full reduction outside transforms returns a numpy scalar, as numpy
-does. The axis helpers here (``_axes``, ``_finish``, ...) also serve the
+does. The axis helpers here (``normalize_axes``, ``finish``, ...) also serve the
 NaN-ignoring reductions, the quantiles and the whole-array comparisons.
 """
 
@@ -21,10 +21,10 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (AxisError, FunctionalDiffError, InvalidArgumentError, ShapeError,
                              UnsupportedNumpyError)
-from funcdiff.numpy._ufunc_support import (_BOOL, _F16, _F32, _F64, _INT64, _UINT64, _array,
-                                           _bool_arg, _c, _cast, _const, _dtype_arg, _fname,
-                                           _full, _no_bool, _NoValue, _num_arg, _reject_initial,
-                                           _reject_out, _reject_where, _result_dtype, _shape)
+from funcdiff.numpy._ufunc_support import (BOOL, F16, F32, F64, INT64, UINT64, _array,
+                                           bool_arg, _c, cast, const, dtype_arg, fname,
+                                           full, no_bool, NoValue, num_arg, reject_initial,
+                                           reject_out, reject_where, result_dtype, shape_of)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import complex_ops, reductions, structural
 
@@ -46,21 +46,21 @@ def _axis(name: str, axis: Any, ndim: int) -> int:
     try:
         axis = operator.index(axis)
     except TypeError:
-        raise AxisError(f"{_fname(name)} needs integer axes, got axis={axis!r}") from None
+        raise AxisError(f"{fname(name)} needs integer axes, got axis={axis!r}") from None
     if not -ndim <= axis < ndim:
-        raise AxisError(f"{_fname(name)}: axis {axis} is out of bounds for an array of "
+        raise AxisError(f"{fname(name)}: axis {axis} is out of bounds for an array of "
                         f"dimension {ndim}")
     return axis % ndim
 
 
-def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
+def normalize_axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence; negatives allowed) as a sorted tuple."""
     if axis is None:
         return _all_axes(ndim)
     if isinstance(axis, (tuple, list)):
         axes = tuple(_axis(name, a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
-            raise AxisError(f"{_fname(name)} got a repeated axis in axis={axis!r}")
+            raise AxisError(f"{fname(name)} got a repeated axis in axis={axis!r}")
         return tuple(sorted(axes))
     return (_axis(name, axis, ndim),)
 
@@ -79,15 +79,15 @@ def _plan(name: str, axis: Any, shape: tuple[int, ...]) -> tuple:
 
 
 def _make_plan(name: str, axis: Any, shape: tuple[int, ...]) -> tuple:
-    axes = _axes(name, axis, len(shape))
+    axes = normalize_axes(name, axis, len(shape))
     leading = axes == _all_axes(len(axes))
-    return axes, _count(shape, axes), None if leading else axes
+    return axes, count(shape, axes), None if leading else axes
 
 
 _static_plan = functools.lru_cache(maxsize=1024)(_make_plan)  # bounded: shapes come from users
 
 
-def _finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+def finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     if keepdims and axes:
         return structural.expand_dims(out, dimensions=axes)
     if type(out) is np.ndarray and out.ndim == 0:
@@ -95,42 +95,42 @@ def _finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return out
 
 
-def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+def count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return math.prod(shape[a] for a in axes)
 
 
 def _check_nonempty(name: str, shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
     if 0 in shape and builtins.any(shape[a] == 0 for a in axes):
         raise ShapeError(
-            f"{_fname(name)} cannot reduce an empty axis of shape {shape}: the operation "
+            f"{fname(name)} cannot reduce an empty axis of shape {shape}: the operation "
             "has no identity (numpy raises too). Check the shape or reduce a non-empty axis.")
 
 
-def _reduction_options(name: str, out: Any, initial: Any = _NoValue,
-                       where: Any = _NoValue) -> None:
-    _reject_out(name, out)
-    _reject_initial(name, initial)
-    _reject_where(name, where)
+def reduction_options(name: str, out: Any, initial: Any = NoValue,
+                       where: Any = NoValue) -> None:
+    reject_out(name, out)
+    reject_initial(name, initial)
+    reject_where(name, where)
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
     """numpy's accumulator of sum/prod: small ints widen to the platform int, bools count."""
     if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
-        return _INT64
+        return INT64
     if dtype.kind == "u" and dtype.itemsize < 8:
-        return _UINT64
+        return UINT64
     return dtype
 
 
 def _sum(a, axes):
     if not axes:
         return a
-    if a.dtype == _BOOL:
+    if a.dtype == BOOL:
         return reductions.reduce_or(a, axes=axes)
     return reductions.reduce_sum(a, axes=axes)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Sum of array elements over the given axes (like ``numpy.sum``).
 
     Args:
@@ -151,15 +151,15 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, wh
     >>> fnp.sum(np.array([[1., 2.], [3., 4.]]), axis=0)
     array([4., 6.])
     """
-    if out is not None or initial is not _NoValue or where is not _NoValue:
-        _reduction_options("sum", out, initial, where)
-    a = _num_arg("sum", a)
-    a = _cast(a, _sum_dtype(a.dtype) if dtype is None else _dtype_arg("sum", dtype))
-    axes = _axes("sum", axis, a.ndim)
-    return _finish(_sum(a, axes), axes, keepdims)
+    if out is not None or initial is not NoValue or where is not NoValue:
+        reduction_options("sum", out, initial, where)
+    a = num_arg("sum", a)
+    a = cast(a, _sum_dtype(a.dtype) if dtype is None else dtype_arg("sum", dtype))
+    axes = normalize_axes("sum", axis, a.ndim)
+    return finish(_sum(a, axes), axes, keepdims)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Product of array elements over the given axes (like ``numpy.prod``).
 
     The derivative is exact where elements are zero.
@@ -168,26 +168,26 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, w
     >>> fnp.prod(np.array([1, 2, 3, 4]))
     np.int64(24)
     """
-    _reduction_options("prod", out, initial, where)
-    a = _num_arg("prod", a)
-    a = _cast(a, _sum_dtype(a.dtype) if dtype is None else _dtype_arg("prod", dtype))
-    axes = _axes("prod", axis, a.ndim)
+    reduction_options("prod", out, initial, where)
+    a = num_arg("prod", a)
+    a = cast(a, _sum_dtype(a.dtype) if dtype is None else dtype_arg("prod", dtype))
+    axes = normalize_axes("prod", axis, a.ndim)
     if not axes:
         result = a
-    elif a.dtype == _BOOL:
+    elif a.dtype == BOOL:
         result = reductions.reduce_and(a, axes=axes)
     else:
         result = reductions.reduce_prod(a, axes=axes)
-    return _finish(result, axes, keepdims)
+    return finish(result, axes, keepdims)
 
 
 def _divide_count(total: Any, count: int, result: np.dtype) -> Any:
     if total.dtype.kind in "fc":
-        return _cast(ew.div(total, _c(total, count)), result)
-    return _cast(ew.div(_cast(total, _F64), _const(count, _F64)), result)
+        return cast(ew.div(total, _c(total, count)), result)
+    return cast(ew.div(cast(total, F64), const(count, F64)), result)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=NoValue):
     """Arithmetic mean over the given axes (like ``numpy.mean``).
 
     Integers and booleans average in float64; float16 accumulates in float32.
@@ -196,38 +196,38 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
     >>> fnp.mean(np.array([1, 2, 3, 4]))
     np.float64(2.5)
     """
-    if out is not None or where is not _NoValue:
-        _reduction_options("mean", out, where=where)
-    a = _num_arg("mean", a)
+    if out is not None or where is not NoValue:
+        reduction_options("mean", out, where=where)
+    a = num_arg("mean", a)
     if dtype is not None:
-        work = result = _dtype_arg("mean", dtype)
+        work = result = dtype_arg("mean", dtype)
     elif a.dtype.kind in "biu":
-        work = result = _F64
-    elif a.dtype == _F16:
-        work, result = _F32, _F16
+        work = result = F64
+    elif a.dtype == F16:
+        work, result = F32, F16
     else:
         work = result = a.dtype
-    axes, count, _ = _plan("mean", axis, _shape(a))
-    a = _cast(a, work)
+    axes, count, _ = _plan("mean", axis, shape_of(a))
+    a = cast(a, work)
     total = reductions.reduce_sum(a, axes=axes) if axes else a
-    return _finish(_divide_count(total, count, result), axes, keepdims)
+    return finish(_divide_count(total, count, result), axes, keepdims)
 
 
 def _var(name, a, axis, dtype, ddof, keepdims, mean_, correction):
-    if mean_ is not _NoValue:
-        raise UnsupportedNumpyError(f"{_fname(name)} does not support the argument mean=; "
+    if mean_ is not NoValue:
+        raise UnsupportedNumpyError(f"{fname(name)} does not support the argument mean=; "
                                     "it computes the mean itself.")
-    if correction is not _NoValue:
+    if correction is not NoValue:
         if ddof != 0:
-            raise InvalidArgumentError(f"{_fname(name)} got both ddof= and correction=")
+            raise InvalidArgumentError(f"{fname(name)} got both ddof= and correction=")
         ddof = correction
-    a = _num_arg(name, a)
+    a = num_arg(name, a)
     if dtype is not None:
-        work = _dtype_arg(name, dtype)
+        work = dtype_arg(name, dtype)
     else:
-        work = _F64 if a.dtype.kind in "biu" else a.dtype
-    a = _cast(a, work)
-    axes, n, centre_dims = _plan(name, axis, _shape(a))
+        work = F64 if a.dtype.kind in "biu" else a.dtype
+    a = cast(a, work)
+    axes, n, centre_dims = _plan(name, axis, shape_of(a))
     if axes:
         centre = ew.div(reductions.reduce_sum(a, axes=axes), _c(a, n))
         if centre_dims is not None:  # sorted, distinct, in range: bind without re-checking
@@ -248,21 +248,21 @@ def _squared_magnitude(x: Any) -> Any:
     return ew.add(ew.mul(re, re), ew.mul(im, im))
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
-        mean=_NoValue, correction=_NoValue):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=NoValue,
+        mean=NoValue, correction=NoValue):
     """Variance over the given axes, ``sum((a - mean)**2) / (n - ddof)`` (like ``numpy.var``).
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.var(np.array([1., 2., 3., 4.]), ddof=1)
     np.float64(1.6666666666666667)
     """
-    if out is not None or where is not _NoValue:
-        _reduction_options("var", out, where=where)
+    if out is not None or where is not NoValue:
+        reduction_options("var", out, where=where)
     total, axes, count = _var("var", a, axis, dtype, ddof, keepdims, mean, correction)
-    return _finish(ew.div(total, _c(total, count)), axes, keepdims)
+    return finish(ew.div(total, _c(total, count)), axes, keepdims)
 
 
-def _safe_root(total, p=2):
+def safe_root(total, p=2):
     """``total ** (1/p)`` for a sum of ``|x|^p``, with derivative 0 where ``total`` is 0.
 
     A norm (or a standard deviation) at the zero vector has no derivative
@@ -282,8 +282,8 @@ def _safe_root(total, p=2):
     return ew.mul(root, nonzero)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
-        mean=_NoValue, correction=_NoValue):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=NoValue,
+        mean=NoValue, correction=NoValue):
     """Standard deviation over the given axes, ``sqrt(var(a, ...))`` (like ``numpy.std``).
 
     Where the values are all equal its gradient is 0 (its smallest
@@ -293,22 +293,22 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     >>> fnp.std(np.array([1., 3.]))
     np.float64(1.0)
     """
-    if out is not None or where is not _NoValue:
-        _reduction_options("std", out, where=where)
+    if out is not None or where is not NoValue:
+        reduction_options("std", out, where=where)
     total, axes, count = _var("std", a, axis, dtype, ddof, keepdims, mean, correction)
-    return _finish(_safe_root(ew.div(total, _c(total, count))), axes, keepdims)
+    return finish(safe_root(ew.div(total, _c(total, count))), axes, keepdims)
 
 
-def _extremum(name, prim_op, a, axis, out, keepdims, initial, where):
-    if out is not None or initial is not _NoValue or where is not _NoValue:
-        _reduction_options(name, out, initial, where)
-    a = _num_arg(name, a)
-    axes = _axes(name, axis, a.ndim)
-    _check_nonempty(name, _shape(a), axes)
-    return _finish(prim_op(a, axes=axes) if axes else a, axes, keepdims)
+def extremum(name, prim_op, a, axis, out, keepdims, initial, where):
+    if out is not None or initial is not NoValue or where is not NoValue:
+        reduction_options(name, out, initial, where)
+    a = num_arg(name, a)
+    axes = normalize_axes(name, axis, a.ndim)
+    _check_nonempty(name, shape_of(a), axes)
+    return finish(prim_op(a, axes=axes) if axes else a, axes, keepdims)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def max(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Maximum over the given axes; NaN propagates (like ``numpy.max``).
 
     Where several elements attain the maximum they share its derivative equally.
@@ -320,22 +320,22 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue
     >>> fnp.max(np.array([[1, 5], [7, 2]]), axis=1)
     array([5, 7])
     """
-    return _extremum("max", reductions.reduce_max, a, axis, out, keepdims, initial, where)
+    return extremum("max", reductions.reduce_max, a, axis, out, keepdims, initial, where)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def min(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Minimum over the given axes; NaN propagates (like ``numpy.min``)."""
-    return _extremum("min", reductions.reduce_min, a, axis, out, keepdims, initial, where)
+    return extremum("min", reductions.reduce_min, a, axis, out, keepdims, initial, where)
 
 
-def amax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def amax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Maximum over the given axes (an alias of ``max``, like ``numpy.amax``)."""
-    return _extremum("amax", reductions.reduce_max, a, axis, out, keepdims, initial, where)
+    return extremum("amax", reductions.reduce_max, a, axis, out, keepdims, initial, where)
 
 
-def amin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
+def amin(a, axis=None, out=None, keepdims=False, initial=NoValue, where=NoValue):
     """Minimum over the given axes (an alias of ``min``, like ``numpy.amin``)."""
-    return _extremum("amin", reductions.reduce_min, a, axis, out, keepdims, initial, where)
+    return extremum("amin", reductions.reduce_min, a, axis, out, keepdims, initial, where)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
@@ -345,29 +345,29 @@ def ptp(a, axis=None, out=None, keepdims=False):
     >>> fnp.ptp(np.array([4., 1., 9.]))
     np.float64(8.0)
     """
-    a = _num_arg("ptp", a)
-    _no_bool("ptp", a)
-    hi = _extremum("ptp", reductions.reduce_max, a, axis, out, keepdims, _NoValue, _NoValue)
-    lo = _extremum("ptp", reductions.reduce_min, a, axis, out, keepdims, _NoValue, _NoValue)
+    a = num_arg("ptp", a)
+    no_bool("ptp", a)
+    hi = extremum("ptp", reductions.reduce_max, a, axis, out, keepdims, NoValue, NoValue)
+    lo = extremum("ptp", reductions.reduce_min, a, axis, out, keepdims, NoValue, NoValue)
     return ew.sub(hi, lo)
 
 
-def _arg_extremum(name, prim_op, a, axis, out, keepdims):
-    _reject_out(name, out)
-    a = _num_arg(name, a)
-    shape = _shape(a)
+def arg_extremum(name, prim_op, a, axis, out, keepdims):
+    reject_out(name, out)
+    a = num_arg(name, a)
+    shape = shape_of(a)
     if axis is None:
         if get_aval(a).size == 0:
-            raise ShapeError(f"{_fname(name)} of an empty array is undefined (numpy raises "
+            raise ShapeError(f"{fname(name)} of an empty array is undefined (numpy raises "
                              "too)")
         flat = a if len(shape) == 1 else structural.reshape(a, new_sizes=(get_aval(a).size,))
-        index = prim_op(flat, axis=0, index_dtype=_INT64)
+        index = prim_op(flat, axis=0, index_dtype=INT64)
         if keepdims:
             return structural.reshape(index, new_sizes=(1,) * len(shape))
-        return _finish(index, (), False)
+        return finish(index, (), False)
     ax = _axis(name, axis, len(shape))
     _check_nonempty(name, shape, (ax,))
-    return _finish(prim_op(a, axis=ax, index_dtype=_INT64), (ax,), keepdims)
+    return finish(prim_op(a, axis=ax, index_dtype=INT64), (ax,), keepdims)
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
@@ -380,33 +380,33 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
     >>> fnp.argmax(np.array([[1, 5], [7, 2]]), axis=1)
     array([1, 0])
     """
-    return _arg_extremum("argmax", reductions.argmax, a, axis, out, keepdims)
+    return arg_extremum("argmax", reductions.argmax, a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the first minimum along ``axis`` (of the flattened array for None)."""
-    return _arg_extremum("argmin", reductions.argmin, a, axis, out, keepdims)
+    return arg_extremum("argmin", reductions.argmin, a, axis, out, keepdims)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):
+def any(a, axis=None, out=None, keepdims=False, *, where=NoValue):
     """Whether any element over the given axes is true (like ``numpy.any``).
 
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.any(np.array([[0, 1], [0, 0]]), axis=1)
     array([ True, False])
     """
-    _reduction_options("any", out, where=where)
-    a = _bool_arg("any", a)
-    axes = _axes("any", axis, len(_shape(a)))
-    return _finish(reductions.reduce_or(a, axes=axes) if axes else a, axes, keepdims)
+    reduction_options("any", out, where=where)
+    a = bool_arg("any", a)
+    axes = normalize_axes("any", axis, len(shape_of(a)))
+    return finish(reductions.reduce_or(a, axes=axes) if axes else a, axes, keepdims)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):
+def all(a, axis=None, out=None, keepdims=False, *, where=NoValue):
     """Whether all elements over the given axes are true (like ``numpy.all``)."""
-    _reduction_options("all", out, where=where)
-    a = _bool_arg("all", a)
-    axes = _axes("all", axis, len(_shape(a)))
-    return _finish(reductions.reduce_and(a, axes=axes) if axes else a, axes, keepdims)
+    reduction_options("all", out, where=where)
+    a = bool_arg("all", a)
+    axes = normalize_axes("all", axis, len(shape_of(a)))
+    return finish(reductions.reduce_and(a, axes=axes) if axes else a, axes, keepdims)
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -431,53 +431,53 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     >>> fnp.average(np.array([1., 2., 4.]), weights=np.array([1., 1., 2.]))
     np.float64(2.75)
     """
-    a = _num_arg("average", a)
-    shape = _shape(a)
-    axes = _axes("average", axis, len(shape))
+    a = num_arg("average", a)
+    shape = shape_of(a)
+    axes = normalize_axes("average", axis, len(shape))
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         if not returned:
             return avg
-        avg_shape = _shape(avg)
+        avg_shape = shape_of(avg)
         count = math.prod(shape) // builtins.max(math.prod(avg_shape), 1)
-        return avg, _full(avg_shape, count, get_aval(avg).dtype)
+        return avg, full(avg_shape, count, get_aval(avg).dtype)
     w = _array("average", weights)
     if a.dtype.kind in "biu":
-        dtype = np.result_type(a.dtype, w.dtype, _F64)
+        dtype = np.result_type(a.dtype, w.dtype, F64)
     else:
-        dtype = _result_dtype("average", a.dtype, w.dtype)
-    w_shape = _shape(w)
+        dtype = result_dtype("average", a.dtype, w.dtype)
+    w_shape = shape_of(w)
     if w_shape != shape:
         if axis is None:
             raise ShapeError(
-                f"{_fname('average')}: weights of shape {w_shape} differ from a's shape "
+                f"{fname('average')}: weights of shape {w_shape} differ from a's shape "
                 f"{shape}; give axis= to weight along chosen axes.")
         given = tuple(_axis("average", ax, len(shape)) for ax in
                       (axis if isinstance(axis, (tuple, list)) else (axis,)))
         if w_shape != tuple(shape[ax] for ax in given):
             raise ShapeError(
-                f"{_fname('average')}: weights of shape {w_shape} must match a's shape "
+                f"{fname('average')}: weights of shape {w_shape} must match a's shape "
                 f"{shape} along axis {axis}, i.e. {tuple(shape[ax] for ax in given)}")
         order = tuple(int(i) for i in np.argsort(given))
         if order != tuple(range(len(order))):
             w = structural.transpose(w, permutation=order)
         w = structural.reshape(w, new_sizes=tuple(s if i in axes else 1
                                                   for i, s in enumerate(shape)))
-    a, w = _cast(a, dtype), _cast(w, dtype)
+    a, w = cast(a, dtype), cast(w, dtype)
     scale = sum(w, axis=axes, keepdims=keepdims) if axes else w
     if not isinstance(scale, Tracer) and np.any(np.asarray(scale) == 0):
-        raise ZeroWeightsError(f"{_fname('average')}: the weights sum to zero, so they "
+        raise ZeroWeightsError(f"{fname('average')}: the weights sum to zero, so they "
                                "cannot be normalised")
     total = sum(ew.mul(a, w), axis=axes, keepdims=keepdims) if axes else ew.mul(a, w)
     avg = ew.div(total, scale)
     if returned:
-        return avg, structural.broadcast_to(scale, _shape(avg))
+        return avg, structural.broadcast_to(scale, shape_of(avg))
     return avg
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of nonzero elements over the given axes (like ``numpy.count_nonzero``)."""
-    counted = sum(_bool_arg("count_nonzero", a), axis=axis, keepdims=keepdims)
+    counted = sum(bool_arg("count_nonzero", a), axis=axis, keepdims=keepdims)
     return int(counted) if axis is None and not keepdims and not isinstance(counted, Tracer) \
         else counted
 

@@ -15,11 +15,11 @@ import operator
 import numpy as np
 
 from funcdiff.errors import InvalidArgumentError
-from funcdiff.numpy._ufunc_support import (_BOOL, _F16, _F64, _INT8, _arg, _binary_ufunc, _c,
-                                           _cast, _check_broadcast, _const, _float_arg, _full,
-                                           _no_bool, _NoValue, _num_arg, _promote, _promote_float,
-                                           _reject_out, _result_dtype, _ufunc_options,
-                                           _unary_ufunc)
+from funcdiff.numpy._ufunc_support import (BOOL, F16, F64, INT8, arg, binary_ufunc, _c,
+                                           cast, check_broadcast, const, float_arg, full,
+                                           no_bool, NoValue, num_arg, promote, promote_float,
+                                           reject_out, result_dtype, ufunc_options,
+                                           unary_ufunc)
 from funcdiff.primitives import complex_ops
 from funcdiff.primitives import elementwise as ew
 
@@ -36,11 +36,11 @@ def _abs(x):
 
 def _abs_arg(name, x):
     z = complex_ops.complex_value(x)
-    return _num_arg(name, x) if z is None else z
+    return num_arg(name, x) if z is None else z
 
 
 def _sign(x):
-    return ew.sign(_no_bool("sign", x))
+    return ew.sign(no_bool("sign", x))
 
 
 def _signbit(x):
@@ -74,31 +74,31 @@ def _heaviside(x, h0):
     return ew.select(ew.ne(x, x), x, out)
 
 
-abs = _unary_ufunc("abs", _abs_arg, _abs, "Elementwise absolute value (the magnitude, a "
+abs = unary_ufunc("abs", _abs_arg, _abs, "Elementwise absolute value (the magnitude, a "
                    "float array, for complex values).", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.abs(np.array([-2, 3]))
 array([2, 3])""")
 absolute = abs
-fabs = _unary_ufunc("fabs", _float_arg, ew.abs, "Elementwise absolute value as a float.")
-sign = _unary_ufunc("sign", _num_arg, _sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
-signbit = _unary_ufunc("signbit", _float_arg, _signbit,
+fabs = unary_ufunc("fabs", float_arg, ew.abs, "Elementwise absolute value as a float.")
+sign = unary_ufunc("sign", num_arg, _sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
+signbit = unary_ufunc("signbit", float_arg, _signbit,
                        "Elementwise test for a negative sign, including -0.0.")
-copysign = _binary_ufunc("copysign", _promote_float, _copysign,
+copysign = binary_ufunc("copysign", promote_float, _copysign,
                          "Elementwise magnitude of ``x1`` with the sign of ``x2``.")
-maximum = _binary_ufunc("maximum", _promote, ew.max,
+maximum = binary_ufunc("maximum", promote, ew.max,
                         "Elementwise maximum; NaN propagates.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.maximum(np.array([1., 5.]), 3.)
 array([3., 5.])""")
-minimum = _binary_ufunc("minimum", _promote, ew.min, "Elementwise minimum; NaN propagates.")
-fmax = _binary_ufunc("fmax", _promote, _fmax, "Elementwise maximum ignoring NaN.")
-fmin = _binary_ufunc("fmin", _promote, _fmin, "Elementwise minimum ignoring NaN.")
-heaviside = _binary_ufunc("heaviside", _promote_float, _heaviside,
+minimum = binary_ufunc("minimum", promote, ew.min, "Elementwise minimum; NaN propagates.")
+fmax = binary_ufunc("fmax", promote, _fmax, "Elementwise maximum ignoring NaN.")
+fmin = binary_ufunc("fmin", promote, _fmin, "Elementwise minimum ignoring NaN.")
+heaviside = binary_ufunc("heaviside", promote_float, _heaviside,
                           "Elementwise step function: 0 below 0, ``x2`` at 0, 1 above.")
 
 
-def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoValue):
+def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue):
     """Limit the values of ``a`` to ``[a_min, a_max]`` (like ``numpy.clip``).
 
     Args:
@@ -117,28 +117,28 @@ def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoVa
     >>> fnp.clip(np.array([-1., 0.5, 2.]), 0, 1)
     array([0. , 0.5, 1. ])
     """
-    _reject_out("clip", out)
-    if min is not _NoValue:
-        if a_min is not _NoValue:
+    reject_out("clip", out)
+    if min is not NoValue:
+        if a_min is not NoValue:
             raise InvalidArgumentError("funcdiff.numpy.clip got both a_min= and min=")
         a_min = min
-    if max is not _NoValue:
-        if a_max is not _NoValue:
+    if max is not NoValue:
+        if a_max is not NoValue:
             raise InvalidArgumentError("funcdiff.numpy.clip got both a_max= and max=")
         a_max = max
-    lo = None if a_min is _NoValue or a_min is None else _arg("clip", a_min)
-    hi = None if a_max is _NoValue or a_max is None else _arg("clip", a_max)
+    lo = None if a_min is NoValue or a_min is None else arg("clip", a_min)
+    hi = None if a_max is NoValue or a_max is None else arg("clip", a_max)
     bounds = [b for b in (lo, hi) if b is not None]
-    a = _arg("clip", a)
-    dtype = _result_dtype("clip", a, *bounds)
-    a = _cast(a, dtype)
+    a = arg("clip", a)
+    dtype = result_dtype("clip", a, *bounds)
+    a = cast(a, dtype)
     try:
         if lo is not None:
-            a = ew.max(a, _cast(lo, dtype))
+            a = ew.max(a, cast(lo, dtype))
         if hi is not None:
-            a = ew.min(a, _cast(hi, dtype))
+            a = ew.min(a, cast(hi, dtype))
     except ValueError:
-        _check_broadcast("clip", a, *bounds)
+        check_broadcast("clip", a, *bounds)
         raise
     return a
 
@@ -157,14 +157,14 @@ def _trunc(x):
     return ew.select(ew.lt(x, _c(x, 0)), ew.ceil(x), ew.floor(x))
 
 
-floor = _unary_ufunc("floor", _num_arg, _floor, "Elementwise floor (integers unchanged).", """
+floor = unary_ufunc("floor", num_arg, _floor, "Elementwise floor (integers unchanged).", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.floor(np.array([-1.5, 1.5]))
 array([-2.,  1.])""")
-ceil = _unary_ufunc("ceil", _num_arg, _ceil, "Elementwise ceiling (integers unchanged).")
-trunc = _unary_ufunc("trunc", _num_arg, _trunc,
+ceil = unary_ufunc("ceil", num_arg, _ceil, "Elementwise ceiling (integers unchanged).")
+trunc = unary_ufunc("trunc", num_arg, _trunc,
                      "Elementwise rounding toward zero (integers unchanged).")
-rint = _unary_ufunc("rint", _float_arg, ew.round,
+rint = unary_ufunc("rint", float_arg, ew.round,
                     "Elementwise rounding to the nearest integer, halves to even.")
 
 
@@ -175,8 +175,8 @@ def fix(x, out=None):
     >>> fnp.fix(np.array([-1.7, 1.7]))
     array([-1.,  1.])
     """
-    _reject_out("fix", out)
-    return _trunc(_num_arg("fix", x))
+    reject_out("fix", out)
+    return _trunc(num_arg("fix", x))
 
 
 def round(a, decimals=0, out=None):
@@ -196,11 +196,11 @@ def round(a, decimals=0, out=None):
     >>> fnp.round(np.array([1.25, 2.5, 15.]), 1)
     array([ 1.2,  2.5, 15. ])
     """
-    _reject_out("round", out)
-    a = _num_arg("round", a)
+    reject_out("round", out)
+    a = num_arg("round", a)
     decimals = operator.index(decimals)
-    if a.dtype == _BOOL:
-        a = _cast(a, _F16)  # numpy rounds booleans in float16
+    if a.dtype == BOOL:
+        a = cast(a, F16)  # numpy rounds booleans in float16
     kind = a.dtype.kind
     if kind == "c":  # numpy rounds the real and imaginary parts separately
         return complex_ops.complex(round(complex_ops.real(a), decimals),
@@ -208,9 +208,9 @@ def round(a, decimals=0, out=None):
     if kind != "f":
         if decimals >= 0:
             return a
-        scale = _const(10.0 ** -decimals, _F64)
-        scaled = ew.round(ew.div(_cast(a, _F64), scale))
-        return _cast(ew.mul(scaled, scale), a.dtype)
+        scale = const(10.0 ** -decimals, F64)
+        scaled = ew.round(ew.div(cast(a, F64), scale))
+        return cast(ew.mul(scaled, scale), a.dtype)
     if decimals == 0:
         return ew.round(a)
     if decimals > 0:
@@ -230,9 +230,9 @@ def modf(x, /, out=(None, None), *, where=True, dtype=None):
     >>> fnp.modf(np.array([2.5, -1.25]))
     (array([ 0.5 , -0.25]), array([ 2., -1.]))
     """
-    _reject_out("modf", out)
-    (x,) = _ufunc_options("modf", (x,), None, where, dtype)
-    x = _float_arg("modf", x)
+    reject_out("modf", out)
+    (x,) = ufunc_options("modf", (x,), None, where, dtype)
+    x = float_arg("modf", x)
     whole = _trunc(x)
     fraction = ew.select(ew.eq(ew.abs(x), _c(x, np.inf)), _c(x, 0), ew.sub(x, whole))
     return fraction, whole
@@ -245,12 +245,12 @@ def modf(x, /, out=(None, None), *, where=True, dtype=None):
 def conjugate(x, /, out=None, *, where=True, dtype=None):
     """Complex conjugate; real arrays are returned as they are."""
     if out is not None or where is not True or dtype is not None:
-        (x,) = _ufunc_options("conjugate", (x,), out, where, dtype)
+        (x,) = ufunc_options("conjugate", (x,), out, where, dtype)
     z = complex_ops.complex_value(x)
     if z is not None:
         return complex_ops.conj(z)
-    x = _num_arg("conjugate", x)
-    return _cast(x, _INT8) if x.dtype == _BOOL else x  # numpy's loops take bool as int8
+    x = num_arg("conjugate", x)
+    return cast(x, INT8) if x.dtype == BOOL else x  # numpy's loops take bool as int8
 
 
 conj = conjugate
@@ -259,7 +259,7 @@ conj = conjugate
 def real(val):
     """The real part (like ``numpy.real``): ``val`` itself for real arrays."""
     z = complex_ops.complex_value(val)
-    return _num_arg("real", val) if z is None else complex_ops.real(z)
+    return num_arg("real", val) if z is None else complex_ops.real(z)
 
 
 def imag(val):
@@ -267,8 +267,8 @@ def imag(val):
     z = complex_ops.complex_value(val)
     if z is not None:
         return complex_ops.imag(z)
-    val = _num_arg("imag", val)
-    return _full(val, 0, val.dtype)
+    val = num_arg("imag", val)
+    return full(val, 0, val.dtype)
 
 
 def angle(z, deg=False):
@@ -284,7 +284,7 @@ def angle(z, deg=False):
     if c is not None:
         out = ew.atan2(complex_ops.imag(c), complex_ops.real(c))
     else:
-        x = _float_arg("angle", z)
+        x = float_arg("angle", z)
         out = ew.atan2(_c(x, 0), x)
     return ew.mul(out, _c(out, 180.0 / np.pi)) if deg else out
 

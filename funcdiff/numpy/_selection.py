@@ -26,7 +26,7 @@ from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError)
 from funcdiff.numpy import _util
-from funcdiff.numpy._nonzero import _first_positions
+from funcdiff.numpy._nonzero import first_positions
 from funcdiff.primitives import elementwise, gradient_control, sorting
 from funcdiff.primitives.cards import broadcast_shapes
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
@@ -223,7 +223,7 @@ def _compress(name: str, condition: Any, a: Any, axis: Any, size: Any, fill_valu
         mask = fnp.not_equal(condition, 0)
         m = get_aval(mask).shape[0]
         mask = mask[:n] if m >= n else fnp.concatenate([mask, np.zeros(n - m, bool)])
-        positions, valid = _first_positions(mask, size) if n else (
+        positions, valid = first_positions(mask, size) if n else (
             np.zeros(size, _INDEX), np.zeros(size, bool))
     fill = _util.cast(_util.asarray(fill_value, name), get_aval(a).dtype)
     out_shape = shape[:axis] + (size,) + shape[axis + 1:]

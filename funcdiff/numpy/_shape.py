@@ -6,7 +6,7 @@ concatenate, pad, gather, scatter), so each one traces, differentiates,
 batches and jits with no rule of its own. Only settings (axes, shapes, counts,
 pad widths) are computed with numpy, never values; semantics and result
 dtypes are numpy 2's. This module holds reshaping and axis functions and the helpers
-the family shares, such as ``_take_static``, which turns a static index
+the family shares, such as ``take_static``, which turns a static index
 pattern into a few slices, reversals and one concatenate rather than a gather.
 The rest of the family builds on them, each module listing its own names:
 ``_broadcasting`` (broadcast_to, broadcast_arrays, broadcast_shapes,
@@ -29,7 +29,7 @@ from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError, Unsuppo
 from funcdiff.numpy import _util
 from funcdiff.primitives import slicing, structural
 
-_INDEX_DTYPE = np.dtype(np.int64)
+INDEX_DTYPE = np.dtype(np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -42,11 +42,11 @@ def _arr(x: Any, name: str) -> Any:
     return _util.asarray(x, name)
 
 
-def _shape(x: Any) -> tuple[int, ...]:
+def shape_of(x: Any) -> tuple[int, ...]:
     return get_aval(x).shape
 
 
-def _axis(axis: Any, ndim: int, name: str, what: str = "axis") -> int:
+def normalize_axis(axis: Any, ndim: int, name: str, what: str = "axis") -> int:
     try:
         a = operator.index(axis)
     except TypeError:
@@ -57,10 +57,10 @@ def _axis(axis: Any, ndim: int, name: str, what: str = "axis") -> int:
     return a % ndim
 
 
-def _axes(axis: Any, ndim: int, name: str, what: str = "axis") -> tuple[int, ...]:
+def normalize_axes(axis: Any, ndim: int, name: str, what: str = "axis") -> tuple[int, ...]:
     """``axis`` (an int or a sequence) as a tuple of distinct non-negative axes, in order."""
     seq = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    out = tuple(_axis(a, ndim, name, what) for a in seq)
+    out = tuple(normalize_axis(a, ndim, name, what) for a in seq)
     if len(set(out)) != len(out):
         raise AxisError(f"funcdiff.numpy.{name}: repeated {what} in {axis!r}")
     return out
@@ -75,9 +75,9 @@ def _int(value: Any, name: str, what: str) -> int:
             f"funcdiff.numpy.{name}: {what} must be an integer, got {value!r}") from None
 
 
-def _slice_axis(x: Any, axis: int, start: int, stop: int, step: int = 1) -> Any:
+def slice_axis(x: Any, axis: int, start: int, stop: int, step: int = 1) -> Any:
     """``x[..., start:stop:step, ...]`` on ``axis`` with ``0 <= start <= stop``, step >= 1."""
-    shape = _shape(x)
+    shape = shape_of(x)
     if start == 0 and stop == shape[axis] and step == 1:
         return x
     starts = tuple(start if i == axis else 0 for i in range(len(shape)))
@@ -88,7 +88,7 @@ def _slice_axis(x: Any, axis: int, start: int, stop: int, step: int = 1) -> Any:
 
 def _broadcast_axis(x: Any, axis: int, size: int) -> Any:
     """Broadcast the size-1 ``axis`` of ``x`` to ``size``."""
-    shape = list(_shape(x))
+    shape = list(shape_of(x))
     if shape[axis] == size:
         return x
     shape[axis] = size
@@ -96,7 +96,7 @@ def _broadcast_axis(x: Any, axis: int, size: int) -> Any:
                                        broadcast_dimensions=tuple(range(len(shape))))
 
 
-def _take_static(x: Any, axis: int, idx: Sequence[int]) -> Any:
+def take_static(x: Any, axis: int, idx: Sequence[int]) -> Any:
     """``numpy.take(x, idx, axis)`` for a static 1-d ``idx``, as slices joined by concatenate.
 
     ``idx`` is cut into maximal runs that step by +1, -1 or 0; each becomes a
@@ -105,7 +105,7 @@ def _take_static(x: Any, axis: int, idx: Sequence[int]) -> Any:
     """
     idx = [int(i) for i in idx]
     if not idx:
-        return _slice_axis(x, axis, 0, 0)
+        return slice_axis(x, axis, 0, 0)
     pieces, i = [], 0
     while i < len(idx):
         j = i + 1
@@ -117,11 +117,11 @@ def _take_static(x: Any, axis: int, idx: Sequence[int]) -> Any:
             step = 1
         first, last = idx[i], idx[j - 1]
         if step == 1:
-            piece = _slice_axis(x, axis, first, last + 1)
+            piece = slice_axis(x, axis, first, last + 1)
         elif step == -1:
-            piece = structural.rev(_slice_axis(x, axis, last, first + 1), dimensions=(axis,))
+            piece = structural.rev(slice_axis(x, axis, last, first + 1), dimensions=(axis,))
         else:
-            piece = _broadcast_axis(_slice_axis(x, axis, first, first + 1), axis, j - i)
+            piece = _broadcast_axis(slice_axis(x, axis, first, first + 1), axis, j - i)
         pieces.append(piece)
         i = j
     if len(pieces) == 1:
@@ -162,7 +162,7 @@ def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None
             f"funcdiff.numpy.reshape supports only order='C', got order={order!r}; transpose "
             "the array first to emulate Fortran order.")
     a = _arr(a, "reshape")
-    in_shape = _shape(a)
+    in_shape = shape_of(a)
     if type(shape) is int:
         new = _resolve_static((shape,), in_shape)
     elif type(shape) is tuple and all(type(s) is int for s in shape):
@@ -219,7 +219,7 @@ def transpose(a: Any, axes: Any = None) -> Any:
     (3, 2, 4)
     """
     a = _arr(a, "transpose")
-    ndim = len(_shape(a))
+    ndim = len(shape_of(a))
     if axes is None:
         if ndim < 2:
             return a
@@ -229,7 +229,7 @@ def transpose(a: Any, axes: Any = None) -> Any:
         if len(axes) != ndim:
             raise AxisError(f"funcdiff.numpy.transpose: axes {axes} don't match an array of "
                             f"dimension {ndim}")
-        perm = _axes(axes, ndim, "transpose")
+        perm = normalize_axes(axes, ndim, "transpose")
     if perm == tuple(range(ndim)):
         return a
     return structural.transpose(a, permutation=perm)
@@ -251,9 +251,9 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     (3, 4, 2)
     """
     a = _arr(a, "moveaxis")
-    ndim = len(_shape(a))
-    src = _axes(source, ndim, "moveaxis", "source")
-    dst = _axes(destination, ndim, "moveaxis", "destination")
+    ndim = len(shape_of(a))
+    src = normalize_axes(source, ndim, "moveaxis", "source")
+    dst = normalize_axes(destination, ndim, "moveaxis", "destination")
     if len(src) != len(dst):
         raise AxisError("funcdiff.numpy.moveaxis: `source` and `destination` arguments must "
                         f"have the same number of elements, got {source!r} and {destination!r}")
@@ -271,8 +271,9 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
     (4, 3, 2)
     """
     a = _arr(a, "swapaxes")
-    ndim = len(_shape(a))
-    i, j = _axis(axis1, ndim, "swapaxes", "axis1"), _axis(axis2, ndim, "swapaxes", "axis2")
+    ndim = len(shape_of(a))
+    i = normalize_axis(axis1, ndim, "swapaxes", "axis1")
+    j = normalize_axis(axis2, ndim, "swapaxes", "axis2")
     perm = list(range(ndim))
     perm[i], perm[j] = perm[j], perm[i]
     return transpose(a, perm)
@@ -286,8 +287,8 @@ def rollaxis(a: Any, axis: Any, start: int = 0) -> Any:
     (4, 2, 3)
     """
     a = _arr(a, "rollaxis")
-    n = len(_shape(a))
-    axis = _axis(axis, n, "rollaxis")
+    n = len(shape_of(a))
+    axis = normalize_axis(axis, n, "rollaxis")
     start = _int(start, "rollaxis", "start")
     if start < 0:
         start += n
@@ -309,11 +310,11 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     (3,)
     """
     a = _arr(a, "squeeze")
-    shape = _shape(a)
+    shape = shape_of(a)
     if axis is None:
         dims = _unit_axes(shape)
     else:
-        dims = _axes(axis, len(shape), "squeeze")
+        dims = normalize_axes(axis, len(shape), "squeeze")
         if any(shape[d] != 1 for d in dims):
             raise ShapeError(f"funcdiff.numpy.squeeze: cannot select an axis to squeeze out "
                              f"which has size not equal to one (axis={axis!r}, shape {shape})")
@@ -339,7 +340,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
     """
     a = _arr(a, "expand_dims")
     seq = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    dims = _axes(seq, len(_shape(a)) + len(seq), "expand_dims")
+    dims = normalize_axes(seq, len(shape_of(a)) + len(seq), "expand_dims")
     return structural.expand_dims(a, dimensions=tuple(sorted(dims)))
 
 

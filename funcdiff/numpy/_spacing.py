@@ -18,10 +18,10 @@ from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.numpy import _util
 from funcdiff.numpy._arithmetic import power
-from funcdiff.numpy._creation import _has_tracer
-from funcdiff.numpy._ufunc_support import (_F64, _PY_SCALARS, _arg, _array, _c, _cast,
-                                           _check_broadcast, _dtype_arg, _fname, _result_dtype,
-                                           _shape)
+from funcdiff.numpy._creation import has_tracer
+from funcdiff.numpy._ufunc_support import (F64, PY_SCALARS, arg, _array, _c, cast,
+                                           check_broadcast, dtype_arg, fname, result_dtype,
+                                           shape_of)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
 
@@ -49,19 +49,19 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     >>> fnp.linspace(0., 1., 5)
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-    name = _fname("linspace")
+    name = fname("linspace")
     num = _util.static_int(num, name, "num")
     if num < 0:
         raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
-    if not (_has_tracer(start) or _has_tracer(stop)):
-        start, stop = _arg("linspace", start), _arg("linspace", stop)
-        dtype = None if dtype is None else _dtype_arg("linspace", dtype)
+    if not (has_tracer(start) or has_tracer(stop)):
+        start, stop = arg("linspace", start), arg("linspace", stop)
+        dtype = None if dtype is None else dtype_arg("linspace", dtype)
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
-    start, stop = _arg("linspace", start), _arg("linspace", stop)
-    dt = _result_dtype("linspace", start, stop)
-    dt = dt if dt.kind == "f" else _F64  # numpy: at least inexact, ints in float64
-    start, stop = _cast(start, dt), _cast(stop, dt)
-    shape = _check_broadcast("linspace", start, stop)
+    start, stop = arg("linspace", start), arg("linspace", stop)
+    dt = result_dtype("linspace", start, stop)
+    dt = dt if dt.kind == "f" else F64  # numpy: at least inexact, ints in float64
+    start, stop = cast(start, dt), cast(stop, dt)
+    shape = check_broadcast("linspace", start, stop)
     start, stop = structural.broadcast_to(start, shape), structural.broadcast_to(stop, shape)
     div = (num - 1) if endpoint else num
     delta = ew.sub(stop, start)
@@ -76,10 +76,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     axis = _util.normalize_axis(axis, len(shape) + 1, name)
     y = structural.moveaxis(y, 0, axis)
     if dtype is not None:
-        dtype = _dtype_arg("linspace", dtype)
+        dtype = dtype_arg("linspace", dtype)
         if dtype.kind in "iu":
             y = ew.floor(y)
-        y = _cast(y, dtype)
+        y = cast(y, dtype)
     return (y, step) if retstep else y
 
 
@@ -90,22 +90,22 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     >>> fnp.logspace(0., 2., 3)
     array([  1.,  10., 100.])
     """
-    if not (_has_tracer(start) or _has_tracer(stop) or _has_tracer(base)):
-        start, stop, base = (_arg("logspace", v) for v in (start, stop, base))
-        dtype = None if dtype is None else _dtype_arg("logspace", dtype)
+    if not (has_tracer(start) or has_tracer(stop) or has_tracer(base)):
+        start, stop, base = (arg("logspace", v) for v in (start, stop, base))
+        dtype = None if dtype is None else dtype_arg("logspace", dtype)
         return np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    base = _arg("logspace", base)
-    if type(base) not in _PY_SCALARS and _shape(base):
+    base = arg("logspace", base)
+    if type(base) not in PY_SCALARS and shape_of(base):
         # an array base broadcasts with the end points, as in numpy
         start, stop = _array("logspace", start), _array("logspace", stop)
-        ndmax = len(_check_broadcast("logspace", start, stop, base))
-        start, stop, base = (structural.reshape(v, new_sizes=(1,) * (ndmax - len(_shape(v)))
-                                                + _shape(v)) for v in (start, stop, base))
+        ndmax = len(check_broadcast("logspace", start, stop, base))
+        start, stop, base = (structural.reshape(v, new_sizes=(1,) * (ndmax - len(shape_of(v)))
+                                                + shape_of(v)) for v in (start, stop, base))
         base = structural.expand_dims(base, dimensions=(_util.normalize_axis(
-            axis, ndmax + 1, _fname("logspace")),))
+            axis, ndmax + 1, fname("logspace")),))
     y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
     out = power(base, y)
-    return out if dtype is None else _cast(out, _dtype_arg("logspace", dtype))
+    return out if dtype is None else cast(out, dtype_arg("logspace", dtype))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
@@ -140,11 +140,11 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     >>> fnp.geomspace(-2., -8., 3)
     array([-2., -4., -8.])
     """
-    name = _fname("geomspace")
+    name = fname("geomspace")
     num = _util.static_int(num, name, "num")
     if num < 0:
         raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
-    start, stop = _util.promote_to_float(name, _arg("geomspace", start), _arg("geomspace", stop))
+    start, stop = _util.promote_to_float(name, arg("geomspace", start), arg("geomspace", stop))
     for which, end in (("start", start), ("stop", stop)):
         value = _known_value(end)
         if value is not None and np.any(value == 0):
@@ -152,7 +152,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
                 f"{name}: a geometric sequence cannot include zero, but {which} has a zero "
                 f"({value!r:.60}). Choose non-zero end points of the same sign.")
     start, stop = fnp.broadcast_arrays(start, stop)
-    shape = _shape(start)
+    shape = shape_of(start)
     # numpy's recipe: divide both end points by the sign of start, so that a negative
     # sequence is the positive one mirrored (the sign carries no derivative)
     sign = fnp.sign(start)
@@ -170,7 +170,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         y = fnp.concatenate(pieces, axis=0)
     y = fnp.multiply(y, sign)
     y = fnp.moveaxis(y, 0, _util.normalize_axis(axis, len(shape) + 1, name))
-    return y if dtype is None else _cast(y, _dtype_arg("geomspace", dtype))
+    return y if dtype is None else cast(y, dtype_arg("geomspace", dtype))
 
 
 def _known_value(x: Any) -> np.ndarray | None:

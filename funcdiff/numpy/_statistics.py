@@ -19,7 +19,7 @@ import funcdiff.numpy as fnp
 from funcdiff import dtypes
 from funcdiff.errors import DTypeError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._calculus import _F64, _shape, _static_int
+from funcdiff.numpy._calculus import F64, shape_of, static_int
 
 
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
@@ -61,19 +61,19 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
                 f"the centred products ((m - mean) * w) @ (m - mean).T / normaliser.")
     if ddof is None:
         ddof = 0 if bias else 1
-    ddof = _static_int(ddof, "cov", "ddof", "Pass ddof as a Python int (or mark it static "
+    ddof = static_int(ddof, "cov", "ddof", "Pass ddof as a Python int (or mark it static "
                        "with jit's static_argnums).")
     parts = [_variables(m, "m", rowvar)]
     if y is not None:
         parts.append(_variables(y, "y", rowvar))
-        if _shape(parts[1])[1] != _shape(parts[0])[1]:
+        if shape_of(parts[1])[1] != shape_of(parts[0])[1]:
             raise ShapeError(f"funcdiff.numpy.cov needs as many observations in y as in m, "
-                             f"got {_shape(parts[1])[1]} and {_shape(parts[0])[1]}.")
+                             f"got {shape_of(parts[1])[1]} and {shape_of(parts[0])[1]}.")
     dtype = _float_dtype("cov", dtype, parts)
-    if _shape(parts[0])[0] == 0:
+    if shape_of(parts[0])[0] == 0:
         return fnp.zeros((0, 0), dtype)
     X = fnp.concatenate([_util.cast(p, dtype) for p in parts], axis=0)
-    fact = _shape(X)[1] - ddof
+    fact = shape_of(X)[1] - ddof
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
     centred = fnp.subtract(X, fnp.mean(X, axis=1, keepdims=True))
@@ -100,7 +100,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
            [-1.,  1.]])
     """
     c = cov(x, y, rowvar, dtype=dtype)
-    if len(_shape(c)) == 0:
+    if len(shape_of(c)) == 0:
         return fnp.divide(c, c)
     std = fnp.sqrt(fnp.diagonal(c))
     c = fnp.divide(fnp.divide(c, fnp.expand_dims(std, 1)), fnp.expand_dims(std, 0))
@@ -110,12 +110,12 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
 def _variables(a: Any, what: str, rowvar: bool) -> Any:
     """``a`` as a 2-D (variables, observations) array."""
     a = _util.asarray(a, "cov")
-    if len(_shape(a)) > 2:
+    if len(shape_of(a)) > 2:
         raise ShapeError(f"funcdiff.numpy.cov: {what} holds variables in rows and "
                          f"observations in columns, so it must be 1-D or 2-D, got shape "
-                         f"{_shape(a)}.")
+                         f"{shape_of(a)}.")
     a = fnp.atleast_2d(a)
-    if not rowvar and _shape(a)[0] != 1:
+    if not rowvar and shape_of(a)[0] != 1:
         a = fnp.transpose(a)
     return a
 
@@ -123,7 +123,7 @@ def _variables(a: Any, what: str, rowvar: bool) -> Any:
 def _float_dtype(name: str, dtype: Any, arrays: list) -> np.dtype:
     if dtype is None:
         dtype = dtypes.result_type(*arrays)
-        return dtype if dtypes.is_float(dtype) else _F64
+        return dtype if dtypes.is_float(dtype) else F64
     dtype = np.dtype(dtype)
     if not dtypes.is_float(dtype):
         raise DTypeError(f"funcdiff.numpy.{name}: dtype must be a float dtype (float32 or "

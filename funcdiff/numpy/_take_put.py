@@ -19,7 +19,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy import _util
-from funcdiff.numpy._shape import _INDEX_DTYPE, _arr, _axis, _shape, ravel, reshape
+from funcdiff.numpy._shape import INDEX_DTYPE, _arr, normalize_axis, shape_of, ravel, reshape
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
@@ -40,7 +40,7 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     >>> fnp.take(np.array([[1, 2], [3, 4]]), [-1, 0])
     array([4, 1])
     """
-    if (out is None and type(indices) is np.ndarray and indices.dtype == _INDEX_DTYPE
+    if (out is None and type(indices) is np.ndarray and indices.dtype == INDEX_DTYPE
             and (type(a) is np.ndarray and a.dtype.kind in "biuf" or isinstance(a, Tracer))
             and mode in ("raise", "wrap", "clip")):
         # the common case: concrete int64 indices, all in range (so no mode changes them)
@@ -57,10 +57,10 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     a = _arr(a, "take")
     if axis is None:
         a, axis = ravel(a), 0
-    shape = _shape(a)
+    shape = shape_of(a)
     if not shape:
         raise AxisError("funcdiff.numpy.take cannot take from a 0-d array along an axis")
-    axis = _axis(axis, len(shape), "take")
+    axis = normalize_axis(axis, len(shape), "take")
     indices = _util.asarray(indices, "take")
     indices = _normalize_index_array("take", indices, shape[axis], mode)
     return indexing.gather(a, indices, axis=axis)
@@ -82,15 +82,15 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
     indices = _util.asarray(indices, name)
     if axis is None:
         arr = ravel(arr)
-        if len(_shape(indices)) != 1:
+        if len(shape_of(indices)) != 1:
             raise ShapeError(f"funcdiff.numpy.{name} with axis=None needs 1-d indices, got "
-                             f"shape {_shape(indices)}")
+                             f"shape {shape_of(indices)}")
         axis = 0
-    shape, ishape = _shape(arr), _shape(indices)
+    shape, ishape = shape_of(arr), shape_of(indices)
     if len(ishape) != len(shape):
         raise ShapeError(f"funcdiff.numpy.{name}: `indices` and `arr` must have the same number "
                          f"of dimensions, got shapes {ishape} and {shape}")
-    axis = _axis(axis, len(shape), name)
+    axis = normalize_axis(axis, len(shape), name)
     indices = _normalize_index_array(name, indices, shape[axis])
     out_shape = []
     for k, (n, m) in enumerate(zip(shape, ishape)):
@@ -103,13 +103,13 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
                              f"be broadcast against arr {shape} in axis {k}")
     out_shape = tuple(out_shape)
     strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
-    offsets = np.zeros(out_shape, _INDEX_DTYPE)
+    offsets = np.zeros(out_shape, INDEX_DTYPE)
     for k in range(len(shape)):
         if k != axis and out_shape[k] > 1:
             offsets = offsets + (np.arange(out_shape[k]) * strides[k]).reshape(
                 (1,) * k + (out_shape[k],) + (1,) * (len(shape) - k - 1))
     if isinstance(indices, Tracer):
-        flat = el.add(el.mul(indices, np.asarray(strides[axis], _INDEX_DTYPE)), offsets)
+        flat = el.add(el.mul(indices, np.asarray(strides[axis], INDEX_DTYPE)), offsets)
         flat = structural.broadcast_to(flat, out_shape)
     else:
         flat = indices * strides[axis] + offsets
@@ -144,10 +144,10 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
     try:
         values = structural.broadcast_to(values, out_shape)
     except ShapeError:
-        raise ShapeError(f"funcdiff.numpy.put_along_axis: values of shape {_shape(values)} "
+        raise ShapeError(f"funcdiff.numpy.put_along_axis: values of shape {shape_of(values)} "
                          f"cannot be broadcast to the indexed shape {out_shape}") from None
     out = indexing.scatter(ravel(arr), flat, values, axis=0)
-    return reshape(out, _shape(orig))
+    return reshape(out, shape_of(orig))
 
 
 def _normalize_index_array(name: str, indices: Any, size: int, mode: str = "raise") -> Any:
@@ -159,7 +159,7 @@ def _normalize_index_array(name: str, indices: Any, size: int, mode: str = "rais
         raise DTypeError(f"funcdiff.numpy.{name} needs integer indices, but got "
                          f"{aval.str_short()}; convert them with astype(int).")
     if not isinstance(indices, Tracer):
-        idx = np.asarray(indices, dtype=_INDEX_DTYPE)
+        idx = np.asarray(indices, dtype=INDEX_DTYPE)
         if mode == "wrap":
             if size == 0 and idx.size:
                 raise IndexOutOfBoundsError(f"funcdiff.numpy.{name}: cannot do a non-empty take "
@@ -176,14 +176,14 @@ def _normalize_index_array(name: str, indices: Any, size: int, mode: str = "rais
                 f"funcdiff.numpy.{name}: index {idx[bad].flat[0]} is out of bounds for axis "
                 f"with size {size}")
         return np.where(idx < 0, idx + size, idx)
-    idx = _util.cast(indices, _INDEX_DTYPE)
-    n = np.asarray(size, _INDEX_DTYPE)
+    idx = _util.cast(indices, INDEX_DTYPE)
+    n = np.asarray(size, INDEX_DTYPE)
     if mode == "wrap":
         return el.rem(el.add(el.rem(idx, n), n), n)
     if mode == "clip":
-        return el.max(el.min(idx, np.asarray(max(size - 1, 0), _INDEX_DTYPE)),
-                      np.asarray(0, _INDEX_DTYPE))
-    return el.select(el.lt(idx, np.asarray(0, _INDEX_DTYPE)), el.add(idx, n), idx)
+        return el.max(el.min(idx, np.asarray(max(size - 1, 0), INDEX_DTYPE)),
+                      np.asarray(0, INDEX_DTYPE))
+    return el.select(el.lt(idx, np.asarray(0, INDEX_DTYPE)), el.add(idx, n), idx)
 
 
 # ---------------------------------------------------------------------------

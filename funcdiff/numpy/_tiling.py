@@ -21,8 +21,9 @@ import numpy as np
 
 from funcdiff.core import concrete_value
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
-from funcdiff.numpy._joining import _operand
-from funcdiff.numpy._shape import _INDEX_DTYPE, _arr, _axes, _axis, _int, _shape, transpose
+from funcdiff.numpy._joining import operand
+from funcdiff.numpy._shape import (
+    INDEX_DTYPE, _arr, normalize_axes, normalize_axis, _int, shape_of, transpose)
 from funcdiff.primitives import indexing, slicing, structural
 
 
@@ -74,9 +75,9 @@ def tile(A: Any, reps: Any) -> Any:
     array([[1, 2, 1, 2],
            [1, 2, 1, 2]])
     """
-    A = _operand(A, "tile")
+    A = operand(A, "tile")
     reshaped, broadcast, out_shape = _planned(
-        _tile_plan, _shape(A), tuple(reps) if type(reps) is list else reps)
+        _tile_plan, shape_of(A), tuple(reps) if type(reps) is list else reps)
     if reshaped is not None:
         A = structural.reshape(A, new_sizes=reshaped)
     if broadcast is None:
@@ -94,7 +95,7 @@ def _repeat_plan(shape: tuple, repeats: Any, axis: Any) -> tuple:
         size = math.prod(shape)
         flat = (size,) if shape != (size,) else None
         shape, axis = (size,), 0
-    axis = _axis(axis, len(shape), "repeat")
+    axis = normalize_axis(axis, len(shape), "repeat")
     reps = np.asarray(concrete_value(repeats, "funcdiff.numpy.repeat (repeats)"))
     if reps.dtype.kind not in "iub" or reps.ndim > 1:
         raise InvalidArgumentError(f"funcdiff.numpy.repeat: repeats must be an integer or a "
@@ -110,7 +111,7 @@ def _repeat_plan(shape: tuple, repeats: Any, axis: Any) -> tuple:
     if reps.size != n:
         raise ShapeError(f"funcdiff.numpy.repeat: operands could not be broadcast together: "
                          f"{reps.size} repeats for an axis of size {n}")
-    return flat, axis, np.repeat(np.arange(n, dtype=_INDEX_DTYPE), reps)
+    return flat, axis, np.repeat(np.arange(n, dtype=INDEX_DTYPE), reps)
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
@@ -120,11 +121,11 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     >>> fnp.repeat(np.array([1, 2]), [1, 3])
     array([1, 2, 2, 2])
     """
-    a = _operand(a, "repeat")
+    a = operand(a, "repeat")
     if type(repeats) is int:
-        flat, axis, how = _planned(_repeat_plan, _shape(a), repeats, axis)
+        flat, axis, how = _planned(_repeat_plan, shape_of(a), repeats, axis)
     else:  # counts per element (the gather indices are made per call: they are an array)
-        flat, axis, how = _repeat_plan.__wrapped__(_shape(a), repeats, axis)
+        flat, axis, how = _repeat_plan.__wrapped__(shape_of(a), repeats, axis)
     if flat is not None:
         a = structural.reshape(a, new_sizes=flat)
     if isinstance(how, np.ndarray):
@@ -135,7 +136,8 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
 
 @functools.lru_cache(maxsize=512)
 def _flip_dims(ndim: int, axis: Any) -> tuple[int, ...]:
-    return tuple(sorted(tuple(range(ndim)) if axis is None else _axes(axis, ndim, "flip")))
+    axes = tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim, "flip")
+    return tuple(sorted(axes))
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -146,8 +148,8 @@ def flip(m: Any, axis: Any = None) -> Any:
     array([[2, 1],
            [4, 3]])
     """
-    m = _operand(m, "flip")
-    dims = _planned(_flip_dims, len(_shape(m)), axis)
+    m = operand(m, "flip")
+    dims = _planned(_flip_dims, len(shape_of(m)), axis)
     if not dims:
         return m
     # the operation structural.rev with its axes already normalised
@@ -157,7 +159,7 @@ def flip(m: Any, axis: Any = None) -> Any:
 def fliplr(m: Any) -> Any:
     """Reverse the order of columns (axis 1); needs at least 2 dimensions."""
     m = _arr(m, "fliplr")
-    if len(_shape(m)) < 2:
+    if len(shape_of(m)) < 2:
         raise ShapeError("funcdiff.numpy.fliplr: input must be >= 2-d")
     return flip(m, 1)
 
@@ -165,7 +167,7 @@ def fliplr(m: Any) -> Any:
 def flipud(m: Any) -> Any:
     """Reverse the order of rows (axis 0); needs at least 1 dimension."""
     m = _arr(m, "flipud")
-    if len(_shape(m)) < 1:
+    if len(shape_of(m)) < 1:
         raise ShapeError("funcdiff.numpy.flipud: input must be >= 1-d")
     return flip(m, 0)
 
@@ -187,7 +189,7 @@ def _roll_plan(shape: tuple, shift: Any, axis: Any) -> tuple:
     ndim = len(shape)
     shifts = {}
     for s, ax in np.broadcast(np.asarray(shift), np.asarray(axis)):
-        ax = _axis(ax, ndim, "roll")
+        ax = normalize_axis(ax, ndim, "roll")
         shifts[ax] = shifts.get(ax, 0) + int(s)
     steps = []
     for ax, s in sorted(shifts.items()):
@@ -211,10 +213,10 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     >>> fnp.roll(np.arange(5), 2)
     array([3, 4, 0, 1, 2])
     """
-    a = _operand(a, "roll")
+    a = operand(a, "roll")
     shift = concrete_value(shift, "funcdiff.numpy.roll (shift)")
     flat, steps, restore = _planned(
-        _roll_plan, _shape(a), tuple(shift) if type(shift) is list else shift,
+        _roll_plan, shape_of(a), tuple(shift) if type(shift) is list else shift,
         tuple(axis) if type(axis) is list else axis)
     if flat is not None:
         a = structural.reshape(a, new_sizes=flat)
@@ -243,11 +245,12 @@ def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
            [1, 3]])
     """
     m = _arr(m, "rot90")
-    ndim = len(_shape(m))
+    ndim = len(shape_of(m))
     axes = tuple(axes)
     if len(axes) != 2:
         raise AxisError("funcdiff.numpy.rot90: len(axes) must be 2")
-    a0, a1 = _axis(axes[0], ndim, "rot90", "axes"), _axis(axes[1], ndim, "rot90", "axes")
+    a0 = normalize_axis(axes[0], ndim, "rot90", "axes")
+    a1 = normalize_axis(axes[1], ndim, "rot90", "axes")
     if a0 == a1:
         raise AxisError("funcdiff.numpy.rot90: axes must be different")
     k = _int(k, "rot90", "k") % 4

@@ -4,9 +4,9 @@ numpy code reaches a traced value in two ways that would convert it: asking for
 an ndarray (``numpy.asarray(x)``, or a numpy routine that converts its inputs),
 and calling a numpy function funcdiff does not implement. Converting would drop
 the value from the trace (abstract under jit) or silently cut its derivative,
-so both raise instead. ``_array`` is the tracer's ``__array__``: it raises
+so both raise instead. ``array`` is the tracer's ``__array__``: it raises
 ``TracerArrayConversionError``, explaining which of the two would happen and
-what to compute with. ``_unsupported`` builds the ``UnsupportedNumpyError``
+what to compute with. ``unsupported`` builds the ``UnsupportedNumpyError``
 that the dispatch protocols (``_numpy_dispatch``) and the operators and methods
 (``_operators``) raise for what funcdiff has no implementation of, pointing to
 funcdiff.numpy and ``docs/numpy-support.md``.
@@ -22,18 +22,18 @@ from funcdiff.core import Tracer
 from funcdiff.errors import (ConcretizationError, TracerArrayConversionError,
                              UnsupportedNumpyError)
 
-_POINTER = ("Use the funcdiff.numpy function of the same meaning (import funcdiff.numpy "
+POINTER = ("Use the funcdiff.numpy function of the same meaning (import funcdiff.numpy "
             "as fnp), or see docs/numpy-support.md for everything funcdiff implements.")
 
 
-def _unsupported(what: str, hint: str = "") -> UnsupportedNumpyError:
+def unsupported(what: str, hint: str = "") -> UnsupportedNumpyError:
     return UnsupportedNumpyError(
         f"{what} was called on a funcdiff tracer, but funcdiff has no implementation of it, "
         f"and converting the tracer to a numpy array would lose the trace (and the "
-        f"derivative). {hint + ' ' if hint else ''}{_POINTER}")
+        f"derivative). {hint + ' ' if hint else ''}{POINTER}")
 
 
-def _array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
+def array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
     try:
         self.to_concrete("numpy.asarray")
     except ConcretizationError:

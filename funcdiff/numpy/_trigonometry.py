@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcdiff.numpy._ufunc_support import (_binary_ufunc, _c, _float_arg, _promote_float,
-                                           _unary_ufunc)
+from funcdiff.numpy._ufunc_support import (binary_ufunc, _c, float_arg, promote_float,
+                                           unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 
 
@@ -28,33 +28,33 @@ def _hypot(x, y):
     return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
 
 
-sin = _unary_ufunc("sin", _float_arg, ew.sin, "Elementwise sine.", """
+sin = unary_ufunc("sin", float_arg, ew.sin, "Elementwise sine.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.sin(np.array([0.0, np.pi / 2]))
 array([0., 1.])""")
-cos = _unary_ufunc("cos", _float_arg, ew.cos, "Elementwise cosine.")
-tan = _unary_ufunc("tan", _float_arg, ew.tan, "Elementwise tangent.")
-arcsin = _unary_ufunc("arcsin", _float_arg, ew.asin, "Elementwise inverse sine.")
-arccos = _unary_ufunc("arccos", _float_arg, ew.acos, "Elementwise inverse cosine.")
-arctan = _unary_ufunc("arctan", _float_arg, ew.atan, "Elementwise inverse tangent.")
-sinh = _unary_ufunc("sinh", _float_arg, ew.sinh, "Elementwise hyperbolic sine.")
-cosh = _unary_ufunc("cosh", _float_arg, ew.cosh, "Elementwise hyperbolic cosine.")
-tanh = _unary_ufunc("tanh", _float_arg, ew.tanh, "Elementwise hyperbolic tangent.")
-arcsinh = _unary_ufunc("arcsinh", _float_arg, ew.asinh, "Elementwise inverse hyperbolic sine.")
-arccosh = _unary_ufunc("arccosh", _float_arg, ew.acosh,
+cos = unary_ufunc("cos", float_arg, ew.cos, "Elementwise cosine.")
+tan = unary_ufunc("tan", float_arg, ew.tan, "Elementwise tangent.")
+arcsin = unary_ufunc("arcsin", float_arg, ew.asin, "Elementwise inverse sine.")
+arccos = unary_ufunc("arccos", float_arg, ew.acos, "Elementwise inverse cosine.")
+arctan = unary_ufunc("arctan", float_arg, ew.atan, "Elementwise inverse tangent.")
+sinh = unary_ufunc("sinh", float_arg, ew.sinh, "Elementwise hyperbolic sine.")
+cosh = unary_ufunc("cosh", float_arg, ew.cosh, "Elementwise hyperbolic cosine.")
+tanh = unary_ufunc("tanh", float_arg, ew.tanh, "Elementwise hyperbolic tangent.")
+arcsinh = unary_ufunc("arcsinh", float_arg, ew.asinh, "Elementwise inverse hyperbolic sine.")
+arccosh = unary_ufunc("arccosh", float_arg, ew.acosh,
                        "Elementwise inverse hyperbolic cosine.")
-arctanh = _unary_ufunc("arctanh", _float_arg, ew.atanh,
+arctanh = unary_ufunc("arctanh", float_arg, ew.atanh,
                        "Elementwise inverse hyperbolic tangent.")
-arctan2 = _binary_ufunc("arctan2", _promote_float, ew.atan2,
+arctan2 = binary_ufunc("arctan2", promote_float, ew.atan2,
                         "Elementwise four-quadrant arctangent of ``x1 / x2``.")
-hypot = _binary_ufunc("hypot", _promote_float, _hypot,
+hypot = binary_ufunc("hypot", promote_float, _hypot,
                       "Elementwise ``sqrt(x1**2 + x2**2)`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.hypot(3.0, 4.0))
 5.0""")
-deg2rad = _unary_ufunc("deg2rad", _float_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
+deg2rad = unary_ufunc("deg2rad", float_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
                        "Elementwise conversion of degrees to radians.")
-rad2deg = _unary_ufunc("rad2deg", _float_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
+rad2deg = unary_ufunc("rad2deg", float_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
                        "Elementwise conversion of radians to degrees.")
 radians = deg2rad
 degrees = rad2deg

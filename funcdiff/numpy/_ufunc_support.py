@@ -5,8 +5,8 @@ Arguments are converted and promoted with numpy 2's semantics: to one dtype
 float-only functions become the smallest float that holds them (int8 ->
 float16, int64 -> float64, as numpy's loop selection does). Keywords funcdiff
 does not support (``out=``, ``where=`` on ufuncs, ``initial=``, object or
-string dtypes) raise errors naming the function. ``_unary_ufunc`` and
-``_binary_ufunc`` build a numpy-style ufunc, with its docstring, from the
+string dtypes) raise errors naming the function. ``unary_ufunc`` and
+``binary_ufunc`` build a numpy-style ufunc, with its docstring, from the
 preparation of its arguments and an operation on primitives.
 
 The eager fast path matters: a call on a float numpy array checks one dtype
@@ -30,64 +30,64 @@ from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
 
 
-_NoValue = object()  # numpy's "argument not given" (None is a meaningful value for some)
-_PY_SCALARS = (bool, int, float)
-_WEAK_SCALARS = _PY_SCALARS + (complex,)  # Python scalars that promote weakly (NEP 50)
-_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
-_BOOL, _INT8, _INT64 = np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int64)
-_UINT64 = np.dtype(np.uint64)
+NoValue = object()  # numpy's "argument not given" (None is a meaningful value for some)
+PY_SCALARS = (bool, int, float)
+_WEAK_SCALARS = PY_SCALARS + (complex,)  # Python scalars that promote weakly (NEP 50)
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+BOOL, INT8, INT64 = np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int64)
+UINT64 = np.dtype(np.uint64)
 
 
 # ---------------------------------------------------------------------------
 # Argument handling
 
 
-def _fname(name: str) -> str:
+def fname(name: str) -> str:
     return f"funcdiff.numpy.{name}"
 
 
-def _arg(name: str, x: Any) -> Any:
+def arg(name: str, x: Any) -> Any:
     """``x`` as an array, tracer, numpy scalar or (weak) Python scalar. Complex values
     pass: they are intermediates (transform inputs are checked to be real elsewhere)."""
     if isinstance(x, (np.ndarray, Tracer, np.generic)):
         if x.dtype.kind not in "biuf":
-            dtypes.check_dtype(x.dtype, f"the input of {_fname(name)}", allow_complex=True)
+            dtypes.check_dtype(x.dtype, f"the input of {fname(name)}", allow_complex=True)
         return x
     if type(x) in _WEAK_SCALARS:
         return x
-    return _util.asarray(x, _fname(name))
+    return _util.asarray(x, fname(name))
 
 
 def _array(name: str, x: Any) -> Any:
-    """Like ``_arg``, but Python scalars become 0-d numpy arrays (strong dtypes)."""
-    x = _arg(name, x)
+    """Like ``arg``, but Python scalars become 0-d numpy arrays (strong dtypes)."""
+    x = arg(name, x)
     return np.asarray(x) if type(x) in _WEAK_SCALARS else x
 
 
-def _dtype_arg(name: str, dtype: Any, what: str = "dtype=", *,
+def dtype_arg(name: str, dtype: Any, what: str = "dtype=", *,
                allow_complex: bool = False) -> np.dtype:
     try:
         dtype = np.dtype(dtype)
     except TypeError:
-        raise DTypeError(f"{_fname(name)} got {what}{dtype!r}, which is not a dtype") from None
-    return dtypes.check_dtype(dtype, f"the {what} argument of {_fname(name)}",
+        raise DTypeError(f"{fname(name)} got {what}{dtype!r}, which is not a dtype") from None
+    return dtypes.check_dtype(dtype, f"the {what} argument of {fname(name)}",
                               allow_complex=allow_complex)
 
 
-def _result_dtype(name: str, *args: Any) -> np.dtype:
+def result_dtype(name: str, *args: Any) -> np.dtype:
     try:
         return dtypes.result_type(*args)
     except DTypeError as e:
-        raise DTypeError(f"{_fname(name)}: {e}") from None
+        raise DTypeError(f"{fname(name)}: {e}") from None
 
 
 @functools.lru_cache(maxsize=None)
 def _float_of(dtype: np.dtype) -> np.dtype:
     """The float dtype numpy computes float-only ufuncs in (int8 -> float16, int64 -> float64)."""
-    return dtype if dtype.kind == "f" else np.promote_types(dtype, _F16)
+    return dtype if dtype.kind == "f" else np.promote_types(dtype, F16)
 
 
-def _cast(x: Any, dtype: np.dtype) -> Any:
+def cast(x: Any, dtype: np.dtype) -> Any:
     if type(x) in _WEAK_SCALARS:
         return np.asarray(x, dtype)  # raises OverflowError for out-of-range ints, like numpy
     if x.dtype == dtype:
@@ -96,7 +96,7 @@ def _cast(x: Any, dtype: np.dtype) -> Any:
 
 
 @functools.lru_cache(maxsize=1024)  # bounded: some values come from users (nan_to_num)
-def _const(value: Any, dtype: np.dtype) -> np.ndarray:
+def const(value: Any, dtype: np.dtype) -> np.ndarray:
     c = np.asarray(value, dtype)
     c.flags.writeable = False
     return c
@@ -104,14 +104,14 @@ def _const(value: Any, dtype: np.dtype) -> np.ndarray:
 
 def _c(x: Any, value: Any) -> np.ndarray:
     """``value`` as a 0-d constant of ``x``'s dtype (float32 code stays float32)."""
-    return _const(value, x.dtype)
+    return const(value, x.dtype)
 
 
-def _shape(x: Any) -> tuple[int, ...]:
+def shape_of(x: Any) -> tuple[int, ...]:
     return get_aval(x).shape
 
 
-def _float_arg(name: str, x: Any) -> Any:
+def float_arg(name: str, x: Any) -> Any:
     """``x`` converted for a float-only function."""
     dtype = getattr(x, "dtype", None)
     if dtype is not None:
@@ -120,11 +120,11 @@ def _float_arg(name: str, x: Any) -> Any:
             return x
         if kind in "biu":
             return ew.convert_element_type(x, _float_of(dtype))
-    x = _arg(name, x)
-    return _cast(x, _float_of(_result_dtype(name, x)))
+    x = arg(name, x)
+    return cast(x, _float_of(result_dtype(name, x)))
 
 
-def _num_arg(name: str, x: Any) -> Any:
+def num_arg(name: str, x: Any) -> Any:
     """``x`` for a dtype-preserving unary function (Python scalars get numpy's default dtype)."""
     if type(x) is np.ndarray and x.dtype.kind in "biuf":
         return x
@@ -151,107 +151,107 @@ def _same_or_weak(x: Any, y: Any, kinds: str) -> tuple[Any, Any] | None:
     return None
 
 
-def _promote(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+def promote(name: str, x: Any, y: Any) -> tuple[Any, Any]:
     """``x`` and ``y`` converted to their numpy-2 common dtype."""
     fast = _same_or_weak(x, y, "biuf")
     if fast is not None:
         return fast
-    x, y = _arg(name, x), _arg(name, y)
-    dtype = _result_dtype(name, x, y)
-    return _cast(x, dtype), _cast(y, dtype)
+    x, y = arg(name, x), arg(name, y)
+    dtype = result_dtype(name, x, y)
+    return cast(x, dtype), cast(y, dtype)
 
 
-def _promote_float(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+def promote_float(name: str, x: Any, y: Any) -> tuple[Any, Any]:
     """``x`` and ``y`` in the float dtype of a float-only binary function."""
     fast = _same_or_weak(x, y, "f")
     if fast is not None:
         return fast
-    x, y = _arg(name, x), _arg(name, y)
-    dtype = _float_of(_result_dtype(name, x, y))
-    return _cast(x, dtype), _cast(y, dtype)
+    x, y = arg(name, x), arg(name, y)
+    dtype = _float_of(result_dtype(name, x, y))
+    return cast(x, dtype), cast(y, dtype)
 
 
-def _promote_divide(name: str, x: Any, y: Any) -> tuple[Any, Any]:
-    """Like ``_promote_float``, but integers divide in float64 (numpy's divide loops)."""
+def promote_divide(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """Like ``promote_float``, but integers divide in float64 (numpy's divide loops)."""
     fast = _same_or_weak(x, y, "f")
     if fast is not None:
         return fast
-    x, y = _arg(name, x), _arg(name, y)
-    dtype = _result_dtype(name, x, y)
+    x, y = arg(name, x), arg(name, y)
+    dtype = result_dtype(name, x, y)
     if dtype.kind not in "fc":
-        dtype = _F64
-    return _cast(x, dtype), _cast(y, dtype)
+        dtype = F64
+    return cast(x, dtype), cast(y, dtype)
 
 
-def _promote_int_bool(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+def promote_int_bool(name: str, x: Any, y: Any) -> tuple[Any, Any]:
     """Promote; booleans become int8, as numpy's integer loops take them."""
-    x, y = _promote(name, x, y)
-    if x.dtype == _BOOL:
-        return _cast(x, _INT8), _cast(y, _INT8)
+    x, y = promote(name, x, y)
+    if x.dtype == BOOL:
+        return cast(x, INT8), cast(y, INT8)
     return x, y
 
 
-def _promote_compare(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+def promote_compare(name: str, x: Any, y: Any) -> tuple[Any, Any]:
     try:
-        return _promote(name, x, y)
+        return promote(name, x, y)
     except OverflowError:
         # numpy 2 compares a Python int outside the array's integer range exactly.
         x, y = [np.asarray(v) if type(v) is int else v for v in (x, y)]
-        return _promote(name, x, y)
+        return promote(name, x, y)
 
 
-def _bool_arg(name: str, x: Any) -> Any:
+def bool_arg(name: str, x: Any) -> Any:
     x = _array(name, x)
-    return x if x.dtype == _BOOL else ew.ne(x, _c(x, 0))
+    return x if x.dtype == BOOL else ew.ne(x, _c(x, 0))
 
 
-def _check_broadcast(name: str, *args: Any) -> tuple[int, ...]:
+def check_broadcast(name: str, *args: Any) -> tuple[int, ...]:
     """The broadcast shape of ``args``; ShapeError naming ``name`` and the shapes if none."""
-    return broadcast_shapes(_fname(name), *[_shape(a) for a in args])
+    return broadcast_shapes(fname(name), *[shape_of(a) for a in args])
 
 
-def _full(x_or_shape: Any, value: Any, dtype: np.dtype) -> Any:
+def full(x_or_shape: Any, value: Any, dtype: np.dtype) -> Any:
     """A constant of ``x``'s shape: staged as one broadcast for tracers, numpy otherwise."""
     if isinstance(x_or_shape, tuple):
         return np.full(x_or_shape, value, dtype)
-    shape = _shape(x_or_shape)
+    shape = shape_of(x_or_shape)
     if isinstance(x_or_shape, Tracer):
         return structural.full(shape, value, dtype)
     return np.full(shape, value, dtype)
 
 
-def _reject_out(name: str, out: Any) -> None:
+def reject_out(name: str, out: Any) -> None:
     """An error for any ``out`` but None (or, for the two-output functions
     divmod, modf and frexp, a tuple of Nones)."""
     if out is not None and not (type(out) is tuple and all(o is None for o in out)):
         raise UnsupportedNumpyError(
-            f"{_fname(name)} does not support the argument out= (funcdiff arrays are "
+            f"{fname(name)} does not support the argument out= (funcdiff arrays are "
             f"immutable and its functions are pure); call it without out= and use the "
             f"returned value.")
 
 
-def _reject_where(name: str, where: Any) -> None:
-    if where is not True and where is not _NoValue:
+def reject_where(name: str, where: Any) -> None:
+    if where is not True and where is not NoValue:
         raise UnsupportedNumpyError(
-            f"{_fname(name)} does not support the argument where=; compute on all "
+            f"{fname(name)} does not support the argument where=; compute on all "
             f"elements and select afterwards with funcdiff.numpy.where(mask, result, other).")
 
 
-def _reject_initial(name: str, initial: Any) -> None:
-    if initial is not _NoValue:
+def reject_initial(name: str, initial: Any) -> None:
+    if initial is not NoValue:
         raise UnsupportedNumpyError(
-            f"{_fname(name)} does not support the argument initial=; combine the result "
+            f"{fname(name)} does not support the argument initial=; combine the result "
             f"with the initial value yourself, e.g. funcdiff.numpy.maximum(result, initial).")
 
 
-def _ufunc_options(name: str, args: tuple, out: Any, where: Any, dtype: Any) -> list:
+def ufunc_options(name: str, args: tuple, out: Any, where: Any, dtype: Any) -> list:
     """Validate the ufunc keywords; ``dtype=`` casts the inputs (numpy's loop dtype)."""
-    _reject_out(name, out)
-    _reject_where(name, where)
+    reject_out(name, out)
+    reject_where(name, where)
     if dtype is None:
         return list(args)
-    dtype = _dtype_arg(name, dtype)
-    return [_cast(_arg(name, a), dtype) for a in args]
+    dtype = dtype_arg(name, dtype)
+    return [cast(arg(name, a), dtype) for a in args]
 
 
 def _doc(name: str, summary: str, example: str = "", nin: int = 1) -> str:
@@ -275,11 +275,11 @@ def _caller_module() -> str:
     return sys._getframe(2).f_globals.get("__name__", __name__)
 
 
-def _unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
+def unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
                  example: str = "") -> Callable:
     def ufunc(x, /, out=None, *, where=True, dtype=None):
         if out is not None or where is not True or dtype is not None:
-            (x,) = _ufunc_options(name, (x,), out, where, dtype)
+            (x,) = ufunc_options(name, (x,), out, where, dtype)
         return op(prepare(name, x))
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__module__ = _caller_module()
@@ -287,16 +287,16 @@ def _unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
     return ufunc
 
 
-def _binary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
+def binary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
                   example: str = "") -> Callable:
     def ufunc(x1, x2, /, out=None, *, where=True, dtype=None):
         if out is not None or where is not True or dtype is not None:
-            x1, x2 = _ufunc_options(name, (x1, x2), out, where, dtype)
+            x1, x2 = ufunc_options(name, (x1, x2), out, where, dtype)
         a, b = prepare(name, x1, x2)
         try:
             return op(a, b)
         except ValueError:
-            _check_broadcast(name, a, b)  # a ShapeError naming this function and the shapes
+            check_broadcast(name, a, b)  # a ShapeError naming this function and the shapes
             raise
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__module__ = _caller_module()
@@ -304,9 +304,9 @@ def _binary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
     return ufunc
 
 
-def _no_bool(name: str, x: Any) -> Any:
-    if x.dtype == _BOOL:
-        raise DTypeError(f"{_fname(name)} does not accept booleans (numpy neither); use "
+def no_bool(name: str, x: Any) -> Any:
+    if x.dtype == BOOL:
+        raise DTypeError(f"{fname(name)} does not accept booleans (numpy neither); use "
                          f"funcdiff.numpy.logical_not or convert with astype(int) first.")
     return x
 

@@ -48,7 +48,7 @@ from funcdiff.numpy._nan_reductions import (  # noqa: F401  re-exported: moved t
     nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
     nansum, nanvar)
 from funcdiff.numpy._ufunc_support import (  # noqa: F401  re-exported: moved to _ufunc_support
-    _float_arg, _promote)
+    float_arg, promote)
 
 _MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _creation, _spacing, _diagonals,
             _reductions, _quantiles, _nan_reductions)

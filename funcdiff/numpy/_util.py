@@ -35,7 +35,7 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
         if dtype is not None and x.dtype != np.dtype(dtype):
             return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))
         return x
-    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in flat(x)):
         return stack_nested(x, dtype)
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":
@@ -45,10 +45,10 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
     return arr
 
 
-def _flat(x):
+def flat(x):
     for e in x:
         if isinstance(e, (list, tuple)):
-            yield from _flat(e)
+            yield from flat(e)
         else:
             yield e
 

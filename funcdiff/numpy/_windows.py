@@ -20,7 +20,7 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.numpy import _util
-from funcdiff.numpy._ufunc_support import _F64, _array, _cast
+from funcdiff.numpy._ufunc_support import F64, _array, cast
 from funcdiff.primitives import elementwise as ew
 
 
@@ -133,7 +133,7 @@ def kaiser(M, beta):
         return np.zeros(0)
     if M == 1:
         return np.ones(1)
-    beta = _cast(beta, _F64)
+    beta = cast(beta, F64)
     n = np.arange(M, dtype=np.float64)
     alpha = (M - 1) / 2.0
     radius = np.sqrt(1 - ((n - alpha) / alpha) ** 2.0)  # a constant of M alone

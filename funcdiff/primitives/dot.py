@@ -46,7 +46,7 @@ def _prod(shape) -> int:
 dot_general_p = Primitive("dot_general")
 
 
-def _dot_general_impl(x, y, *, dimension_numbers):
+def dot_general_impl(x, y, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if type(x) is not np.ndarray:
         x = np.asarray(x)
@@ -182,8 +182,8 @@ def _dot_general_batched_transpose(ct, x, y, *, dimension_numbers):
         return [rows, None] if wrt_x else [None, rows]
     ct_first, numbers, permutation = _batched_transpose_plan(
         dimension_numbers, wrt_x, ct.shape, np.shape(kept), len(undefined.aval.shape))
-    result = _dot_general_impl(ct, kept, dimension_numbers=numbers) if ct_first else \
-        _dot_general_impl(kept, ct, dimension_numbers=numbers)
+    result = dot_general_impl(ct, kept, dimension_numbers=numbers) if ct_first else \
+        dot_general_impl(kept, ct, dimension_numbers=numbers)
     if permutation is not None:
         result = result.transpose(permutation)
     return [result, None] if wrt_x else [None, result]
@@ -290,7 +290,7 @@ def _dot_general_cost(x, y, *, dimension_numbers):
     return {"flops": flops, "bytes": nbytes(x) + nbytes(y) + nbytes(out)}
 
 
-dot_general_p.impl = _checked_impl(dot_general_p, _dot_general_impl)
+dot_general_p.impl = _checked_impl(dot_general_p, dot_general_impl)
 dot_general_p.abstract_eval = _dot_general_abstract_eval
 dot_general_p.jvp = _dot_general_jvp
 dot_general_p.vjp = bilinear_vjp(dot_general_p)

@@ -33,17 +33,17 @@ from funcdiff.passes.rules import defined_by, identity, rewrite
 from funcdiff.primitives import complex_ops
 from funcdiff.primitives.cards import nbytes
 from funcdiff.primitives.elementwise_common import (  # noqa: F401
-    _ANY, _ARITHMETIC, _FLOAT, _INEXACT, _INTEGRAL, _KIND_TEXT, _NUMERIC, _accepts, _binary,
-    _const, _unary, _unary_batch, _unbroadcast_ct)
+    _ANY, ARITHMETIC, FLOAT, INEXACT, INTEGRAL, KIND_TEXT, NUMERIC, accepts, binary,
+    const, unary, unary_batch, unbroadcast_ct)
 from funcdiff.primitives.elementwise_logic import (  # noqa: F401
     and_, and_p, eq, eq_p, ge, ge_p, gt, gt_p, is_finite, is_finite_p, le, le_p, lt, lt_p, ne,
-    ne_p, not_, not_p, or_, or_p, select, select_p, xor, xor_p, _select_abstract_eval,
-    _select_cost, _select_jvp, _select_transpose)
+    ne_p, not_, not_p, or_, or_p, select, select_p, xor, xor_p, select_abstract_eval,
+    select_cost, select_jvp, select_transpose)
 from funcdiff.primitives.elementwise_arithmetic import (  # noqa: F401
     add, add_p, ceil, ceil_p, div, div_p, floor, floor_p, max, max_p, min, min_p, mul, mul_p, neg,
-    neg_p, rem, rem_p, round, round_p, safe_mul, safe_mul_p, sub, sub_p, _add_jvp, _add_transpose,
-    _balanced_eq, _div_impl, _div_transpose, _mul_transpose, _safe_mul_impl, _safe_mul_transpose,
-    _sub_jvp, _sub_transpose)
+    neg_p, rem, rem_p, round, round_p, safe_mul, safe_mul_p, sub, sub_p, add_jvp, add_transpose,
+    balanced_eq, div_impl, div_transpose, mul_transpose, safe_mul_impl, safe_mul_transpose,
+    sub_jvp, sub_transpose)
 from funcdiff.primitives.elementwise_math import (  # noqa: F401
     abs, abs_p, acos, acos_p, acosh, acosh_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
     atan_p, atanh, atanh_p, bessel_i0, bessel_i0_p, bessel_i1, bessel_i1_p, cbrt, cbrt_p, cos,
@@ -51,10 +51,10 @@ from funcdiff.primitives.elementwise_math import (  # noqa: F401
     exp2, exp2_p, exp_p, expm1, expm1_p, integer_pow, integer_pow_p, lgamma, lgamma_p, log, log10,
     log10_p, log1p, log1p_p, log2, log2_p, log_p, logistic, logistic_p, polygamma, polygamma_p, pow,
     pow_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sinh, sinh_p, sqrt, sqrt_p, tan, tan_p, tanh,
-    tanh_p, _TWO_OVER_SQRT_PI, _atan2_denominator, _gaussian, _integer_pow_abstract_eval,
-    _integer_pow_cost, _integer_pow_derivative, _integer_pow_jvp, _integer_pow_vjp, _logistic_impl,
-    _one_minus_square, _polygamma_abstract_eval, _polygamma_derivative, _polygamma_jvp,
-    _polygamma_vjp, _pow_d_base, _pow_d_exponent)
+    tanh_p, TWO_OVER_SQRT_PI, atan2_denominator, gaussian, integer_pow_abstract_eval,
+    integer_pow_cost, integer_pow_derivative, integer_pow_jvp, integer_pow_vjp, logistic_impl,
+    one_minus_square, polygamma_abstract_eval, polygamma_derivative, polygamma_jvp,
+    polygamma_vjp, pow_d_base, pow_d_exponent)
 from funcdiff.primitives.elementwise_bits import (  # noqa: F401
     frexp, frexp_p, gcd, gcd_p, lcm, lcm_p, ldexp, ldexp_p, nextafter, nextafter_p, shift_left,
     shift_left_p, shift_right, shift_right_p, spacing, spacing_p)
@@ -119,7 +119,7 @@ convert_element_type_p.abstract_eval = _convert_abstract_eval
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose  # reached only float -> float
 convert_element_type_p.linear = True
-convert_element_type_p.batch = _unary_batch(convert_element_type_p)
+convert_element_type_p.batch = unary_batch(convert_element_type_p)
 convert_element_type_p.cost = _convert_cost
 convert_element_type_p.lowering = lower_convert
 convert_element_type_p.scalar_lowering = _convert_scalar

@@ -39,8 +39,8 @@ from funcdiff.primitives import structural
 from funcdiff.primitives.cards import deflinear, make_op
 from funcdiff.primitives.elementwise_cards import (PRODUCT, SAFE_PRODUCT, SUM,
                                                    binary_elementwise)
-from funcdiff.primitives.elementwise_common import (_ARITHMETIC, _NUMERIC, _binary, _const,
-                                                    _unary, _unbroadcast_ct)
+from funcdiff.primitives.elementwise_common import (ARITHMETIC, NUMERIC, binary, const,
+                                                    unary, unbroadcast_ct)
 from funcdiff.primitives.elementwise_logic import eq, select
 
 # --- arithmetic --------------------------------------------------------------
@@ -50,7 +50,7 @@ from funcdiff.primitives.elementwise_logic import eq, select
 # scalars before binding. The jit compiler still emits the ufuncs (with out=:
 # their lowerings), and Python-float programs the operators (scalar lowerings).
 
-neg_p = _unary("neg", np.negative, kinds=_ARITHMETIC)
+neg_p = unary("neg", np.negative, kinds=ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
@@ -80,13 +80,13 @@ add_p.lowering = lower_ufunc(np.add)
 add_p.scalar_lowering = scalar_operator("({0} + {1})")
 
 
-def _add_transpose(ct, x, y):
+def add_transpose(ct, x, y):
     # type() rather than is_undefined: the eager tape runs this once per addition
-    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
-            _unbroadcast_ct(ct, y) if type(y) is UndefinedPrimal else None]
+    return [unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            unbroadcast_ct(ct, y) if type(y) is UndefinedPrimal else None]
 
 
-def _add_jvp(primals, tangents):
+def add_jvp(primals, tangents):
     out = add(*primals)
     shape = get_aval(out).shape
     tx, ty = tangents
@@ -100,8 +100,8 @@ def _add_jvp(primals, tangents):
 
 
 add_p.linear = True
-add_p.jvp = _add_jvp
-add_p.transpose = _add_transpose
+add_p.jvp = add_jvp
+add_p.transpose = add_transpose
 add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
 passes.ADD.fill(add_p)
 add_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
@@ -123,11 +123,11 @@ add_p.rewrites = (
           lambda rw, eqn, t, b: b, kinds="f"),
 )
 
-sub_p = _binary("sub", operator.sub, kinds=_ARITHMETIC)
+sub_p = binary("sub", operator.sub, kinds=ARITHMETIC)
 sub = make_op(sub_p, "Elementwise difference with numpy broadcasting.")
 
 
-def _sub_jvp(primals, tangents):
+def sub_jvp(primals, tangents):
     out = sub(*primals)
     shape = get_aval(out).shape
     tx, ty = tangents
@@ -140,15 +140,15 @@ def _sub_jvp(primals, tangents):
     return out, t if get_aval(t).shape == shape else structural.broadcast_to(t, shape)
 
 
-def _sub_transpose(ct, x, y):
-    return [_unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
-            _unbroadcast_ct(neg(ct), y) if type(y) is UndefinedPrimal else None]
+def sub_transpose(ct, x, y):
+    return [unbroadcast_ct(ct, x) if type(x) is UndefinedPrimal else None,
+            unbroadcast_ct(neg(ct), y) if type(y) is UndefinedPrimal else None]
 
 
 sub_p.linear = True
-sub_p.jvp = _sub_jvp
-sub_p.transpose = _sub_transpose
-sub_p.vjp_factor = lambda i, out, x, y: _const(out, -1.0) if i else None
+sub_p.jvp = sub_jvp
+sub_p.transpose = sub_transpose
+sub_p.vjp_factor = lambda i, out, x, y: const(out, -1.0) if i else None
 sub_p.lowering = lower_ufunc(np.subtract)
 sub_p.scalar_lowering = scalar_operator("({0} - {1})")
 passes.SUB.fill(sub_p)
@@ -197,16 +197,16 @@ mul_p.rewrites = _UNIT_FACTORS + (
 )
 
 
-def _mul_transpose(ct, x, y):
+def mul_transpose(ct, x, y):
     if is_undefined(x) and is_undefined(y):
         raise NonlinearTransposeError(
             "transpose of mul reached a product of two tangents, which is not linear")
     if is_undefined(x):
-        return [_unbroadcast_ct(mul(ct, y), x), None]
-    return [None, _unbroadcast_ct(mul(x, ct), y)]
+        return [unbroadcast_ct(mul(ct, y), x), None]
+    return [None, unbroadcast_ct(mul(x, ct), y)]
 
 
-mul_p.transpose = _mul_transpose
+mul_p.transpose = mul_transpose
 
 
 # safe_mul is mul where 0 * anything is 0, even 0 * inf. Derivatives that can be
@@ -214,7 +214,7 @@ mul_p.transpose = _mul_transpose
 # cotangent, e.g. from the unselected branch of where(x > 0, sqrt(x), 0), stays
 # zero instead of becoming NaN. The check costs one pass only when the product
 # is not finite.
-def _safe_mul_impl(x, y):
+def safe_mul_impl(x, y):
     with np.errstate(invalid="ignore"):
         out = np.multiply(x, y)
     if not np.isfinite(out).all():
@@ -222,15 +222,15 @@ def _safe_mul_impl(x, y):
     return out
 
 
-def _safe_mul_transpose(ct, x, y):
+def safe_mul_transpose(ct, x, y):
     if is_undefined(x):
-        return [_unbroadcast_ct(safe_mul(ct, y), x), None]
-    return [None, _unbroadcast_ct(safe_mul(x, ct), y)]
+        return [unbroadcast_ct(safe_mul(ct, y), x), None]
+    return [None, unbroadcast_ct(safe_mul(x, ct), y)]
 
 
-safe_mul_p = binary_elementwise("safe_mul", _safe_mul_impl,
+safe_mul_p = binary_elementwise("safe_mul", safe_mul_impl,
                                 (lambda x, y, out: y, lambda x, y, out: x), singular=True)
-safe_mul_p.transpose = _safe_mul_transpose
+safe_mul_p.transpose = safe_mul_transpose
 safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, even inf, is 0.")
 SAFE_PRODUCT.fill(safe_mul_p)
 batching.SAFE_SCALING.fill(safe_mul_p)
@@ -245,7 +245,7 @@ safe_mul_p.rewrites = _UNIT_FACTORS + (
 )
 
 
-def _div_impl(x, y):
+def div_impl(x, y):
     x = np.asarray(x)
     if x.dtype.kind in "fc":
         return np.divide(x, y)
@@ -253,17 +253,17 @@ def _div_impl(x, y):
     return q + ((q < 0) & (q * y != x))
 
 
-def _div_transpose(ct, x, y):
+def div_transpose(ct, x, y):
     if is_undefined(y):
         raise NonlinearTransposeError(
             "transpose of div reached a tangent in the denominator, which is not linear")
-    return [_unbroadcast_ct(div(ct, y), x), None]
+    return [unbroadcast_ct(div(ct, y), x), None]
 
 
-div_p = _binary("div", _div_impl, (lambda x, y, out: div(_const(y, 1), y),
+div_p = binary("div", div_impl, (lambda x, y, out: div(const(y, 1), y),
                                    lambda x, y, out: neg(div(out, y))),
-                kinds=_ARITHMETIC, flops=4, singular=True)
-div_p.transpose = _div_transpose
+                kinds=ARITHMETIC, flops=4, singular=True)
+div_p.transpose = div_transpose
 div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not numpy, "
                      "semantics).")
 div_p.lowering = lower_ufunc(np.true_divide, kinds="fc")  # (integers: the impl)
@@ -278,37 +278,37 @@ div_p.rewrites = (
             lambda rw, eqn, n, y: rw.add(neg_p, rw.add(div_p, n.invars[0], y)), kinds="fc"),
 )
 
-rem_p = _binary("rem", np.fmod, (lambda x, y, out: _const(x, 1),
+rem_p = binary("rem", np.fmod, (lambda x, y, out: const(x, 1),
                                  lambda x, y, out: neg(round(div(sub(x, out), y)))),
-                kinds=_NUMERIC, flops=4, scalar=math.fmod)
+                kinds=NUMERIC, flops=4, scalar=math.fmod)
 rem = make_op(rem_p, "Elementwise C-style remainder x - trunc(x / y) * y (numpy.fmod); "
                      "its sign follows x.")
 rem_p.traits |= {passes.BROADCASTING}
 
 
-def _balanced_eq(x, z, y):
+def balanced_eq(x, z, y):
     """1 where x alone attains z, 1/2 where x and y both do, else 0 (JAX's max/min rule)."""
-    return select(eq(x, z), select(eq(y, z), _const(z, 0.5), _const(z, 1)), _const(z, 0))
+    return select(eq(x, z), select(eq(y, z), const(z, 0.5), const(z, 1)), const(z, 0))
 
 
-max_p = _binary("max", np.maximum, (lambda x, y, out: _balanced_eq(x, out, y),
-                                    lambda x, y, out: _balanced_eq(y, out, x)))
+max_p = binary("max", np.maximum, (lambda x, y, out: balanced_eq(x, out, y),
+                                    lambda x, y, out: balanced_eq(y, out, x)))
 max = make_op(max_p, "Elementwise maximum (NaN propagates); ties split the derivative.")
 max_p.scalar_lowering = scalar_operator("({0} if {0} > {1} or {0} != {0} else {1})")
 max_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
-min_p = _binary("min", np.minimum, (lambda x, y, out: _balanced_eq(x, out, y),
-                                    lambda x, y, out: _balanced_eq(y, out, x)))
+min_p = binary("min", np.minimum, (lambda x, y, out: balanced_eq(x, out, y),
+                                    lambda x, y, out: balanced_eq(y, out, x)))
 min = make_op(min_p, "Elementwise minimum (NaN propagates); ties split the derivative.")
 min_p.scalar_lowering = scalar_operator("({0} if {0} < {1} or {0} != {0} else {1})")
 min_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 
 # --- rounding ------------------------------------------------------------------
 
-floor_p = _unary("floor", np.floor, nondifferentiable=True)
+floor_p = unary("floor", np.floor, nondifferentiable=True)
 floor = make_op(floor_p, "Elementwise floor of a float array.")
-ceil_p = _unary("ceil", np.ceil, nondifferentiable=True)
+ceil_p = unary("ceil", np.ceil, nondifferentiable=True)
 ceil = make_op(ceil_p, "Elementwise ceiling of a float array.")
-round_p = _unary("round", np.round, nondifferentiable=True)
+round_p = unary("round", np.round, nondifferentiable=True)
 round = make_op(round_p, "Elementwise rounding to the nearest integer, halves to even.")
 floor_p.traits |= {passes.ZERO_PRESERVING}
 ceil_p.traits |= {passes.ZERO_PRESERVING}

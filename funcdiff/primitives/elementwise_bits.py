@@ -33,14 +33,14 @@ from funcdiff.primitives.cards import (broadcast_shapes, checked_impl, deflinear
 from funcdiff.primitives.elementwise_cards import (elementwise_batch,
                                                    multi_output_elementwise_batch)
 from funcdiff.primitives.elementwise_arithmetic import neg, safe_mul
-from funcdiff.primitives.elementwise_common import (_FLOAT, _INTEGER, _accepts, _binary, _const,
-                                                    _unary, _unbroadcast_ct)
+from funcdiff.primitives.elementwise_common import (FLOAT, INTEGER, accepts, binary, const,
+                                                    unary, unbroadcast_ct)
 
 _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
 
 
 def _integer_binary(name, impl, flops=1):
-    prim = _binary(name, impl, nondifferentiable=True, kinds=_INTEGER, flops=flops)
+    prim = binary(name, impl, nondifferentiable=True, kinds=INTEGER, flops=flops)
     prim.impl = checked_impl(impl, prim)  # numpy's loop error becomes the DTypeError
     return prim
 
@@ -62,7 +62,7 @@ lcm = make_op(lcm_p, "Elementwise least common multiple of integers (numpy.lcm);
 
 # --- floating-point representation ------------------------------------------------
 
-spacing_p = _unary("spacing", np.spacing, nondifferentiable=True, flops=2)
+spacing_p = unary("spacing", np.spacing, nondifferentiable=True, flops=2)
 spacing = make_op(spacing_p, "Elementwise signed distance from x to the next float away from zero "
                              "(numpy.spacing).")
 
@@ -75,7 +75,7 @@ def _nextafter_jvp(primals, tangents):
         "or use x1 itself where the derivative of the identity is.")
 
 
-nextafter_p = _binary("nextafter", np.nextafter, kinds=_FLOAT, flops=2)
+nextafter_p = binary("nextafter", np.nextafter, kinds=FLOAT, flops=2)
 nextafter_p.jvp = _nextafter_jvp
 nextafter = make_op(nextafter_p, "Elementwise next float after x1 in the direction of x2 "
                                  "(numpy.nextafter); not differentiable.")
@@ -94,7 +94,7 @@ def _ldexp_abstract_eval(x, e):
 
 
 def _ldexp_transpose(ct, x, e):
-    return [_unbroadcast_ct(ldexp(ct, e), x), None]
+    return [unbroadcast_ct(ldexp(ct, e), x), None]
 
 
 ldexp_p.impl = checked_impl(np.ldexp, _ldexp_abstract_eval)
@@ -118,7 +118,7 @@ def _frexp_abstract_eval(x):
 def _mantissa_derivative(x, exponent):
     """``2**-exponent`` in ``x``'s dtype, exactly (ldexp of 1). Its operands carry no
     tangent, so the higher derivatives of the mantissa are zero."""
-    return ldexp(_const(x, 1), neg(exponent))
+    return ldexp(const(x, 1), neg(exponent))
 
 
 def _frexp_jvp(primals, tangents):
@@ -135,7 +135,7 @@ def _frexp_cost(x):
 
 frexp_p.impl = _frexp_impl
 frexp_p.abstract_eval = _frexp_abstract_eval
-frexp_p = _accepts(frexp_p, _FLOAT)
+frexp_p = accepts(frexp_p, FLOAT)
 frexp_p.jvp = _frexp_jvp
 frexp_p.batch = multi_output_elementwise_batch(frexp_p)
 frexp_p.cost = _frexp_cost

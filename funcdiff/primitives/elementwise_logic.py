@@ -23,22 +23,22 @@ from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes, make_op, nbytes, same_dtype
 from funcdiff.primitives.elementwise_cards import elementwise_batch
-from funcdiff.primitives.elementwise_common import (_ANY, _INTEGRAL, _binary, _unary,
-                                                    _unbroadcast_ct)
+from funcdiff.primitives.elementwise_common import (_ANY, INTEGRAL, binary, unary,
+                                                    unbroadcast_ct)
 
 # --- comparisons and logic (boolean results, no derivative) ---------------------
 
-eq_p = _binary("eq", np.equal, nondifferentiable=True, result_dtype=np.bool_)
+eq_p = binary("eq", np.equal, nondifferentiable=True, result_dtype=np.bool_)
 eq = make_op(eq_p, "Elementwise x == y.")
-ne_p = _binary("ne", np.not_equal, nondifferentiable=True, result_dtype=np.bool_)
+ne_p = binary("ne", np.not_equal, nondifferentiable=True, result_dtype=np.bool_)
 ne = make_op(ne_p, "Elementwise x != y.")
-lt_p = _binary("lt", np.less, nondifferentiable=True, result_dtype=np.bool_)
+lt_p = binary("lt", np.less, nondifferentiable=True, result_dtype=np.bool_)
 lt = make_op(lt_p, "Elementwise x < y.")
-le_p = _binary("le", np.less_equal, nondifferentiable=True, result_dtype=np.bool_)
+le_p = binary("le", np.less_equal, nondifferentiable=True, result_dtype=np.bool_)
 le = make_op(le_p, "Elementwise x <= y.")
-gt_p = _binary("gt", np.greater, nondifferentiable=True, result_dtype=np.bool_)
+gt_p = binary("gt", np.greater, nondifferentiable=True, result_dtype=np.bool_)
 gt = make_op(gt_p, "Elementwise x > y.")
-ge_p = _binary("ge", np.greater_equal, nondifferentiable=True, result_dtype=np.bool_)
+ge_p = binary("ge", np.greater_equal, nondifferentiable=True, result_dtype=np.bool_)
 ge = make_op(ge_p, "Elementwise x >= y.")
 # Python-float forms (of floats or bools) and the role the compiler's fusion reads
 eq_p.scalar_lowering = scalar_operator("({0} == {1})", float_only=False)
@@ -56,20 +56,20 @@ le_p.traits |= {passes.BROADCASTING}
 gt_p.traits |= {passes.BROADCASTING}
 ge_p.traits |= {passes.BROADCASTING}
 
-and_p = _binary("and", np.bitwise_and, nondifferentiable=True, kinds=_INTEGRAL)
+and_p = binary("and", np.bitwise_and, nondifferentiable=True, kinds=INTEGRAL)
 and_ = make_op(and_p, "Elementwise logical (bool) or bitwise (integer) and.")
-or_p = _binary("or", np.bitwise_or, nondifferentiable=True, kinds=_INTEGRAL)
+or_p = binary("or", np.bitwise_or, nondifferentiable=True, kinds=INTEGRAL)
 or_ = make_op(or_p, "Elementwise logical (bool) or bitwise (integer) or.")
-xor_p = _binary("xor", np.bitwise_xor, nondifferentiable=True, kinds=_INTEGRAL)
+xor_p = binary("xor", np.bitwise_xor, nondifferentiable=True, kinds=INTEGRAL)
 xor = make_op(xor_p, "Elementwise logical (bool) or bitwise (integer) exclusive or.")
 and_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 and_p.rewrites = (on_zeros("x & 0 -> 0", (ANY, ANY), zeros),)
 or_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 xor_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
-not_p = _unary("not", np.invert, nondifferentiable=True, kinds=_INTEGRAL)
+not_p = unary("not", np.invert, nondifferentiable=True, kinds=INTEGRAL)
 not_ = make_op(not_p, "Elementwise logical (bool) or bitwise (integer) not.")
 
-is_finite_p = _unary("is_finite", np.isfinite, nondifferentiable=True, kinds=_ANY)
+is_finite_p = unary("is_finite", np.isfinite, nondifferentiable=True, kinds=_ANY)
 is_finite_p.abstract_eval = lambda x: ShapedArray(x.shape, np.dtype(np.bool_))
 is_finite = make_op(is_finite_p, "Elementwise test for neither inf nor NaN (bool result).")
 is_finite_p.traits |= {passes.ALWAYS_FINITE}
@@ -80,7 +80,7 @@ select_p = Primitive("select")
 select_p.impl = np.where
 
 
-def _select_abstract_eval(pred, on_true, on_false):
+def select_abstract_eval(pred, on_true, on_false):
     if pred.dtype != np.bool_:
         raise DTypeError(
             f"the primitive select needs a boolean predicate, but got {pred.str_short()}. "
@@ -90,7 +90,7 @@ def _select_abstract_eval(pred, on_true, on_false):
                                         on_false.shape), dtype)
 
 
-def _select_jvp(primals, tangents):
+def select_jvp(primals, tangents):
     pred, on_true, on_false = primals
     _, t_true, t_false = tangents
     out = select(pred, on_true, on_false)
@@ -103,28 +103,28 @@ def _select_jvp(primals, tangents):
     return out, structural.broadcast_to(t, out_aval.shape)
 
 
-def _select_transpose(ct, pred, on_true, on_false):
+def select_transpose(ct, pred, on_true, on_false):
     # select, not a multiply by the mask: the unselected side gets exact zeros even
     # where ct is inf or NaN.
     zero = np.zeros((), get_aval(ct).dtype)
     return [None,
-            _unbroadcast_ct(select(pred, ct, zero), on_true) if is_undefined(on_true) else None,
-            _unbroadcast_ct(select(pred, zero, ct), on_false) if is_undefined(on_false) else None]
+            unbroadcast_ct(select(pred, ct, zero), on_true) if is_undefined(on_true) else None,
+            unbroadcast_ct(select(pred, zero, ct), on_false) if is_undefined(on_false) else None]
 
 
-def _select_cost(pred, on_true, on_false):
+def select_cost(pred, on_true, on_false):
     shape = broadcast_shapes("select", pred.shape, on_true.shape, on_false.shape)
     out = nbytes(ShapedArray(shape, on_true.dtype))
     return {"flops": out // on_true.dtype.itemsize,
             "bytes": nbytes(pred) + nbytes(on_true) + nbytes(on_false) + out}
 
 
-select_p.abstract_eval = _select_abstract_eval
-select_p.jvp = _select_jvp
-select_p.transpose = _select_transpose
+select_p.abstract_eval = select_abstract_eval
+select_p.jvp = select_jvp
+select_p.transpose = select_transpose
 select_p.linear = True  # in on_true and on_false; pred is never differentiated
 select_p.batch = elementwise_batch(select_p)
-select_p.cost = _select_cost
+select_p.cost = select_cost
 select_p.traits |= {passes.BROADCASTING}
 select_p.rewrites = (
     on_zeros("select(p, 0, 0) -> 0", (ANY, ZERO, ZERO), zeros),

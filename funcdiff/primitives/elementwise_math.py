@@ -36,170 +36,170 @@ from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import special_math
 from funcdiff.primitives.cards import elementwise_cost, make_op
 from funcdiff.primitives.elementwise_arithmetic import add, div, mul, neg, safe_mul, sub
-from funcdiff.primitives.elementwise_common import (_ARITHMETIC, _FLOAT, _INEXACT, _NUMERIC,
-                                                    _accepts, _binary, _const, _unary,
-                                                    _unary_batch)
+from funcdiff.primitives.elementwise_common import (ARITHMETIC, FLOAT, INEXACT, NUMERIC,
+                                                    accepts, binary, const, unary,
+                                                    unary_batch)
 from funcdiff.primitives.elementwise_logic import and_, eq, select
 
 # --- unary math ------------------------------------------------------------------------
 
-sign_p = _unary("sign", np.sign, nondifferentiable=True, kinds=_NUMERIC)
+sign_p = unary("sign", np.sign, nondifferentiable=True, kinds=NUMERIC)
 sign = make_op(sign_p, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
 sign_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
-abs_p = _unary("abs", np.abs, lambda x, y: sign(x), kinds=_NUMERIC, scalar=math.fabs)
+abs_p = unary("abs", np.abs, lambda x, y: sign(x), kinds=NUMERIC, scalar=math.fabs)
 abs = make_op(abs_p, "Elementwise absolute value; its derivative at 0 is 0.")
 abs_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 
-exp_p = _unary("exp", np.exp, lambda x, y: y, kinds=_INEXACT, flops=10, scalar=math.exp)
+exp_p = unary("exp", np.exp, lambda x, y: y, kinds=INEXACT, flops=10, scalar=math.exp)
 exp = make_op(exp_p, "Elementwise e ** x.")
 passes.EXP.fill(exp_p)
-exp2_p = _unary("exp2", np.exp2, output_deriv=lambda y: mul(y, _const(y, math.log(2))), flops=10)
+exp2_p = unary("exp2", np.exp2, output_deriv=lambda y: mul(y, const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
-log_p = _unary("log", np.log, lambda x, y: div(_const(x, 1), x), kinds=_INEXACT, flops=10,
+log_p = unary("log", np.log, lambda x, y: div(const(x, 1), x), kinds=INEXACT, flops=10,
                 singular=True, scalar=math.log)
 log = make_op(log_p, "Elementwise natural logarithm.")
 # numpy's log2 and log10 are exact at powers of their base, which log(x) / log(b) is not
-log2_p = _unary("log2", np.log2, lambda x, y: div(_const(x, 1 / math.log(2)), x), flops=10,
+log2_p = unary("log2", np.log2, lambda x, y: div(const(x, 1 / math.log(2)), x), flops=10,
                 singular=True)
 log2 = make_op(log2_p, "Elementwise base-2 logarithm.")
-log10_p = _unary("log10", np.log10, lambda x, y: div(_const(x, 1 / math.log(10)), x),
+log10_p = unary("log10", np.log10, lambda x, y: div(const(x, 1 / math.log(10)), x),
                  flops=10, singular=True)
 log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
-log1p_p = _unary("log1p", np.log1p, lambda x, y: div(_const(x, 1), add(x, _const(x, 1))),
+log1p_p = unary("log1p", np.log1p, lambda x, y: div(const(x, 1), add(x, const(x, 1))),
                  flops=10, singular=True, scalar=math.log1p)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
 log1p_p.traits |= {passes.ZERO_PRESERVING}
-expm1_p = _unary("expm1", np.expm1, output_deriv=lambda y: add(y, _const(y, 1)), flops=10,
+expm1_p = unary("expm1", np.expm1, output_deriv=lambda y: add(y, const(y, 1)), flops=10,
                  scalar=math.expm1)
 expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
 expm1_p.traits |= {passes.ZERO_PRESERVING}
-sqrt_p = _unary("sqrt", np.sqrt, lambda x, y: div(_const(y, 0.5), y), flops=4, singular=True,
+sqrt_p = unary("sqrt", np.sqrt, lambda x, y: div(const(y, 0.5), y), flops=4, singular=True,
                 scalar=math.sqrt)
 sqrt = make_op(sqrt_p, "Elementwise square root.")
 sqrt_p.traits |= {passes.ZERO_PRESERVING}
-rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
-                 lambda x, y: mul(_const(y, -0.5), div(y, x)), flops=5, singular=True)
+rsqrt_p = unary("rsqrt", lambda x: 1 / np.sqrt(x),
+                 lambda x, y: mul(const(y, -0.5), div(y, x)), flops=5, singular=True)
 rsqrt = make_op(rsqrt_p, "Elementwise 1 / sqrt(x).")
-cbrt_p = _unary("cbrt", np.cbrt, lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, y=-2)),
+cbrt_p = unary("cbrt", np.cbrt, lambda x, y: mul(const(y, 1 / 3), integer_pow(y, y=-2)),
                 flops=10, singular=True)
 cbrt = make_op(cbrt_p, "Elementwise real cube root.")
 cbrt_p.traits |= {passes.ZERO_PRESERVING}
 
-sin_p = _unary("sin", np.sin, lambda x, y: cos(x), flops=10, scalar=math.sin)
+sin_p = unary("sin", np.sin, lambda x, y: cos(x), flops=10, scalar=math.sin)
 sin = make_op(sin_p, "Elementwise sine.")
 sin_p.traits |= {passes.ZERO_PRESERVING}
-cos_p = _unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10, scalar=math.cos)
+cos_p = unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10, scalar=math.cos)
 cos = make_op(cos_p, "Elementwise cosine.")
-tan_p = _unary("tan", np.tan, output_deriv=lambda y: add(_const(y, 1), mul(y, y)), flops=10,
+tan_p = unary("tan", np.tan, output_deriv=lambda y: add(const(y, 1), mul(y, y)), flops=10,
                scalar=math.tan)
 tan = make_op(tan_p, "Elementwise tangent.")
 tan_p.traits |= {passes.ZERO_PRESERVING}
 
 
-def _one_minus_square(x):
-    return sub(_const(x, 1), mul(x, x))
+def one_minus_square(x):
+    return sub(const(x, 1), mul(x, x))
 
 
-asin_p = _unary("asin", np.arcsin, lambda x, y: rsqrt(_one_minus_square(x)), flops=10,
+asin_p = unary("asin", np.arcsin, lambda x, y: rsqrt(one_minus_square(x)), flops=10,
                 singular=True, scalar=math.asin)
 asin = make_op(asin_p, "Elementwise inverse sine.")
 asin_p.traits |= {passes.ZERO_PRESERVING}
-acos_p = _unary("acos", np.arccos, lambda x, y: neg(rsqrt(_one_minus_square(x))), flops=10,
+acos_p = unary("acos", np.arccos, lambda x, y: neg(rsqrt(one_minus_square(x))), flops=10,
                 singular=True, scalar=math.acos)
 acos = make_op(acos_p, "Elementwise inverse cosine.")
-atan_p = _unary("atan", np.arctan,
-                lambda x, y: div(_const(x, 1), add(_const(x, 1), mul(x, x))), flops=10,
+atan_p = unary("atan", np.arctan,
+                lambda x, y: div(const(x, 1), add(const(x, 1), mul(x, x))), flops=10,
                 scalar=math.atan)
 atan = make_op(atan_p, "Elementwise inverse tangent.")
 atan_p.traits |= {passes.ZERO_PRESERVING}
-sinh_p = _unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10, scalar=math.sinh)
+sinh_p = unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10, scalar=math.sinh)
 sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
 sinh_p.traits |= {passes.ZERO_PRESERVING}
-cosh_p = _unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10, scalar=math.cosh)
+cosh_p = unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10, scalar=math.cosh)
 cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
-tanh_p = _unary("tanh", np.tanh, output_deriv=_one_minus_square, flops=10, scalar=math.tanh)
+tanh_p = unary("tanh", np.tanh, output_deriv=one_minus_square, flops=10, scalar=math.tanh)
 tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
 tanh_p.traits |= {passes.ZERO_PRESERVING}
-asinh_p = _unary("asinh", np.arcsinh,
-                 lambda x, y: rsqrt(add(mul(x, x), _const(x, 1))), flops=10, scalar=math.asinh)
+asinh_p = unary("asinh", np.arcsinh,
+                 lambda x, y: rsqrt(add(mul(x, x), const(x, 1))), flops=10, scalar=math.asinh)
 asinh = make_op(asinh_p, "Elementwise inverse hyperbolic sine.")
 asinh_p.traits |= {passes.ZERO_PRESERVING}
-acosh_p = _unary("acosh", np.arccosh,
-                 lambda x, y: rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1)))),
+acosh_p = unary("acosh", np.arccosh,
+                 lambda x, y: rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1)))),
                  flops=10, singular=True, scalar=math.acosh)
 acosh = make_op(acosh_p, "Elementwise inverse hyperbolic cosine.")
-atanh_p = _unary("atanh", np.arctanh, lambda x, y: div(
-    _const(x, 1), mul(sub(_const(x, 1), x), add(_const(x, 1), x))), flops=10, singular=True,
+atanh_p = unary("atanh", np.arctanh, lambda x, y: div(
+    const(x, 1), mul(sub(const(x, 1), x), add(const(x, 1), x))), flops=10, singular=True,
     scalar=math.atanh)
 atanh = make_op(atanh_p, "Elementwise inverse hyperbolic tangent.")
 atanh_p.traits |= {passes.ZERO_PRESERVING}
 
 
-def _logistic_impl(x):
+def logistic_impl(x):
     e = np.exp(-np.abs(x))  # never overflows; both branches are then exact
     return np.where(x >= 0, 1, e) / (1 + e)
 
 
-logistic_p = _unary("logistic", _logistic_impl,
-                    output_deriv=lambda y: mul(y, sub(_const(y, 1), y)), flops=12)
+logistic_p = unary("logistic", logistic_impl,
+                    output_deriv=lambda y: mul(y, sub(const(y, 1), y)), flops=12)
 logistic = make_op(logistic_p, "Elementwise sigmoid 1 / (1 + exp(-x)), stable for all x.")
 
 # --- binary math: pow and atan2 ------------------------------------------------
 
 
-def _pow_d_base(x, y, out):
+def pow_d_base(x, y, out):
     # y * x**(y-1); at x == y == 0 the base is replaced by 1 so the result is 0, not
     # 0 * inf. (Guarding on y == 0 alone, as JAX does, would zero d2/dxdy at y == 0.)
-    at_origin = and_(eq(x, _const(x, 0)), eq(y, _const(y, 0)))
-    return mul(y, pow(select(at_origin, _const(x, 1), x), sub(y, _const(y, 1))))
+    at_origin = and_(eq(x, const(x, 0)), eq(y, const(y, 0)))
+    return mul(y, pow(select(at_origin, const(x, 1), x), sub(y, const(y, 1))))
 
 
-def _pow_d_exponent(x, y, out):
+def pow_d_exponent(x, y, out):
     # log(x) * x**y, with log(1) = 0 standing in at x == 0 so no inf/NaN is formed
-    safe_x = select(eq(x, _const(x, 0)), _const(x, 1), x)
+    safe_x = select(eq(x, const(x, 0)), const(x, 1), x)
     return mul(log(safe_x), out)
 
 
-pow_p = _binary("pow", np.power, (_pow_d_base, _pow_d_exponent), kinds=_FLOAT, flops=20,
+pow_p = binary("pow", np.power, (pow_d_base, pow_d_exponent), kinds=FLOAT, flops=20,
                 singular=True, scalar=math.pow)
 pow = make_op(pow_p, "Elementwise x ** y for floating x and y (see integer_pow).")
 pow_p.traits |= {passes.BROADCASTING}
 
 
-def _atan2_denominator(x, y):
+def atan2_denominator(x, y):
     return add(mul(x, x), mul(y, y))
 
 
-atan2_p = _binary("atan2", np.arctan2,
-                  (lambda x, y, out: div(y, _atan2_denominator(x, y)),
-                   lambda x, y, out: neg(div(x, _atan2_denominator(x, y)))),
-                  kinds=_FLOAT, flops=20, scalar=math.atan2)
+atan2_p = binary("atan2", np.arctan2,
+                  (lambda x, y, out: div(y, atan2_denominator(x, y)),
+                   lambda x, y, out: neg(div(x, atan2_denominator(x, y)))),
+                  kinds=FLOAT, flops=20, scalar=math.atan2)
 atan2 = make_op(atan2_p, "Elementwise four-quadrant arctangent of x / y.")
 atan2_p.traits |= {passes.BROADCASTING}
 
 # --- special functions -------------------------------------------------------------------
 
-_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _gaussian(x, scale):
-    return mul(_const(x, scale), exp(neg(mul(x, x))))
+def gaussian(x, scale):
+    return mul(const(x, scale), exp(neg(mul(x, x))))
 
 
-erf_p = _unary("erf", special_math.erf, lambda x, y: _gaussian(x, _TWO_OVER_SQRT_PI),
+erf_p = unary("erf", special_math.erf, lambda x, y: gaussian(x, TWO_OVER_SQRT_PI),
                flops=30)
 erf = make_op(erf_p, "Elementwise error function.")
 erf_p.traits |= {passes.ZERO_PRESERVING}
-erfc_p = _unary("erfc", special_math.erfc, lambda x, y: _gaussian(x, -_TWO_OVER_SQRT_PI),
+erfc_p = unary("erfc", special_math.erfc, lambda x, y: gaussian(x, -TWO_OVER_SQRT_PI),
                 flops=30)
 erfc = make_op(erfc_p, "Elementwise complementary error function 1 - erf(x).")
-erf_inv_p = _unary("erf_inv", special_math.erf_inv, lambda x, y: mul(
-    _const(y, math.sqrt(math.pi) / 2), exp(mul(y, y))), flops=150, singular=True)
+erf_inv_p = unary("erf_inv", special_math.erf_inv, lambda x, y: mul(
+    const(y, math.sqrt(math.pi) / 2), exp(mul(y, y))), flops=150, singular=True)
 erf_inv = make_op(erf_inv_p, "Elementwise inverse error function on (-1, 1).")
 erf_inv_p.traits |= {passes.ZERO_PRESERVING}
-lgamma_p = _unary("lgamma", special_math.lgamma, lambda x, y: digamma(x), flops=100, singular=True)
+lgamma_p = unary("lgamma", special_math.lgamma, lambda x, y: digamma(x), flops=100, singular=True)
 lgamma = make_op(lgamma_p, "Elementwise log |Gamma(x)|.")
-digamma_p = _unary("digamma", special_math.digamma, lambda x, y: polygamma(x, order=1),
+digamma_p = unary("digamma", special_math.digamma, lambda x, y: polygamma(x, order=1),
                    flops=60, singular=True)
 digamma = make_op(digamma_p, "Elementwise digamma function d/dx lgamma(x).")
 
@@ -207,15 +207,15 @@ digamma = make_op(digamma_p, "Elementwise digamma function d/dx lgamma(x).")
 def _bessel_i1_derivative(x, y):
     # I1' = I0 - I1 / x, whose limit at 0 is 1/2 (x = 0 is replaced by 1 in the
     # unselected branch, so no inf or NaN is formed there)
-    at_zero = eq(x, _const(x, 0))
-    safe_x = select(at_zero, _const(x, 1), x)
-    return select(at_zero, _const(x, 0.5), sub(bessel_i0(x), div(y, safe_x)))
+    at_zero = eq(x, const(x, 0))
+    safe_x = select(at_zero, const(x, 1), x)
+    return select(at_zero, const(x, 0.5), sub(bessel_i0(x), div(y, safe_x)))
 
 
-bessel_i0_p = _unary("bessel_i0", np.i0, lambda x, y: bessel_i1(x), flops=60)
+bessel_i0_p = unary("bessel_i0", np.i0, lambda x, y: bessel_i1(x), flops=60)
 bessel_i0 = make_op(bessel_i0_p, "Elementwise modified Bessel function of the first kind of "
                                  "order 0 (numpy.i0); its derivative is bessel_i1.")
-bessel_i1_p = _unary("bessel_i1", special_math.bessel_i1, _bessel_i1_derivative, flops=80)
+bessel_i1_p = unary("bessel_i1", special_math.bessel_i1, _bessel_i1_derivative, flops=80)
 bessel_i1 = make_op(bessel_i1_p, "Elementwise modified Bessel function of the first kind of "
                                  "order 1.")
 
@@ -224,32 +224,32 @@ polygamma_p = Primitive("polygamma")
 polygamma_p.impl = lambda x, *, order: special_math.polygamma(order, x)
 
 
-def _polygamma_abstract_eval(x, *, order):
+def polygamma_abstract_eval(x, *, order):
     if type(order) is not int or order < 0:
         raise InvalidArgumentError(
             f"the primitive polygamma needs a static int order >= 0, got {order!r}")
     return x
 
 
-def _polygamma_derivative(x, order):
+def polygamma_derivative(x, order):
     return polygamma(x, order=order + 1)
 
 
-def _polygamma_jvp(primals, tangents, *, order):
+def polygamma_jvp(primals, tangents, *, order):
     (x,), (t,) = primals, tangents
-    return polygamma(x, order=order), safe_mul(t, _polygamma_derivative(x, order))
+    return polygamma(x, order=order), safe_mul(t, polygamma_derivative(x, order))
 
 
-def _polygamma_vjp(needed, out, x, *, order):
-    d = _polygamma_derivative(x, order)
+def polygamma_vjp(needed, out, x, *, order):
+    d = polygamma_derivative(x, order)
     return lambda ct: (safe_mul(ct, d),)
 
 
-polygamma_p.abstract_eval = _polygamma_abstract_eval
-polygamma_p = _accepts(polygamma_p, _FLOAT)
-polygamma_p.jvp = _polygamma_jvp
-polygamma_p.vjp = _polygamma_vjp
-polygamma_p.batch = _unary_batch(polygamma_p)
+polygamma_p.abstract_eval = polygamma_abstract_eval
+polygamma_p = accepts(polygamma_p, FLOAT)
+polygamma_p.jvp = polygamma_jvp
+polygamma_p.vjp = polygamma_vjp
+polygamma_p.batch = unary_batch(polygamma_p)
 polygamma_p.cost = lambda x, *, order: elementwise_cost(200)(x)
 polygamma = make_op(polygamma_p, "Elementwise polygamma(order, x): the order-th derivative "
                                  "of digamma; order is static (polygamma(x, order=1)).")
@@ -260,7 +260,7 @@ integer_pow_p = Primitive("integer_pow")
 integer_pow_p.impl = lambda x, *, y: np.power(x, y)
 
 
-def _integer_pow_abstract_eval(x, *, y):
+def integer_pow_abstract_eval(x, *, y):
     if type(y) is not int:
         raise InvalidArgumentError(
             f"the primitive integer_pow needs a static Python int exponent y, got {y!r}; "
@@ -272,7 +272,7 @@ def _integer_pow_abstract_eval(x, *, y):
     return x
 
 
-def _integer_pow_derivative(x, y):
+def integer_pow_derivative(x, y):
     """``(scale, d)``: the derivative ``d`` of ``x ** y`` (None for y = 0, where it
     is zero; 1 for y = 1) and the product that applies it: safe_mul for
     negative powers, whose derivative is infinite at 0. The jvp and the tape's
@@ -282,20 +282,20 @@ def _integer_pow_derivative(x, y):
     if y == 1:
         return mul, 1
     power = x if y == 2 else integer_pow(x, y=y - 1)
-    return (safe_mul if y < 0 else mul), mul(_const(x, y), power)
+    return (safe_mul if y < 0 else mul), mul(const(x, y), power)
 
 
-def _integer_pow_jvp(primals, tangents, *, y):
+def integer_pow_jvp(primals, tangents, *, y):
     (x,), (t,) = primals, tangents
     out = integer_pow(x, y=y)
-    scale, d = _integer_pow_derivative(x, y)
+    scale, d = integer_pow_derivative(x, y)
     if d is None:
         return out, Zero(get_aval(out))
     return out, t if type(d) is int else scale(t, d)
 
 
-def _integer_pow_vjp(needed, out, x, *, y):
-    scale, d = _integer_pow_derivative(x, y)
+def integer_pow_vjp(needed, out, x, *, y):
+    scale, d = integer_pow_derivative(x, y)
     if d is None:
         return lambda ct: (None,)
     if type(d) is int:
@@ -303,7 +303,7 @@ def _integer_pow_vjp(needed, out, x, *, y):
     return lambda ct: (scale(ct, d),)
 
 
-def _integer_pow_cost(x, *, y):
+def integer_pow_cost(x, *, y):
     multiplies = 2 * (y if y >= 0 else -y).bit_length()  # repeated squaring
     return elementwise_cost(multiplies)(x)
 
@@ -313,12 +313,12 @@ def _integer_pow_scalar(ns, eqn, args, temp):
     return f"({args[0]} ** {ns.add('k', float(eqn.params['y']), False)})"
 
 
-integer_pow_p.abstract_eval = _integer_pow_abstract_eval
-integer_pow_p = _accepts(integer_pow_p, _ARITHMETIC)
-integer_pow_p.jvp = _integer_pow_jvp
-integer_pow_p.vjp = _integer_pow_vjp
-integer_pow_p.batch = _unary_batch(integer_pow_p)
-integer_pow_p.cost = _integer_pow_cost
+integer_pow_p.abstract_eval = integer_pow_abstract_eval
+integer_pow_p = accepts(integer_pow_p, ARITHMETIC)
+integer_pow_p.jvp = integer_pow_jvp
+integer_pow_p.vjp = integer_pow_vjp
+integer_pow_p.batch = unary_batch(integer_pow_p)
+integer_pow_p.cost = integer_pow_cost
 integer_pow_p.lowering = lower_ufunc(np.power, last_operand="y")
 integer_pow_p.scalar_lowering = _integer_pow_scalar
 integer_pow_p.rewrites = (

@@ -29,17 +29,17 @@ scatters and the cards of ``scatter_add``, ``scatter``, ``scatter_mul``,
 
 from funcdiff.errors import IndexOutOfBoundsError  # noqa: F401
 from funcdiff.primitives.indexing_common import (  # noqa: F401
-    _aval, _check_axis, _check_index_dtype, _gathered_shape, _has_negative,
-    _offset_batched_indices, _out_of_bounds, _ramp, _reshape, _widen_indices, _with_batch_at,
-    _zeros_like)
+    aval_of, check_axis, check_index_dtype, gathered_shape, has_negative,
+    offset_batched_indices, out_of_bounds, ramp, reshape, widen_indices, with_batch_at,
+    zeros_like)
 from funcdiff.primitives.indexing_gather import (  # noqa: F401
-    _gather_abstract_eval, _gather_batch, _gather_cost, _gather_impl, _gather_jvp,
-    _gather_transpose, gather, gather_p, take_along_axis)
+    gather_abstract_eval, gather_batch, gather_cost, gather_impl, gather_jvp,
+    gather_transpose, gather, gather_p, take_along_axis)
 from funcdiff.primitives.indexing_scatter import (  # noqa: F401
-    _last_write_mask, _may_repeat, _product_of_others, _scatter_abstract_eval,
-    _scatter_add_jvp, _scatter_add_transpose, _scatter_batch, _scatter_card, _scatter_cost,
-    _scatter_extremum_jvp, _scatter_impl, _scatter_jvp, _scatter_mul_jvp,
-    _scatter_mul_transpose, _scatter_transpose, scatter, scatter_add, scatter_add_p,
+    last_write_mask, may_repeat, product_of_others, scatter_abstract_eval,
+    scatter_add_jvp, scatter_add_transpose, scatter_batch, scatter_card, scatter_cost,
+    scatter_extremum_jvp, scatter_impl, scatter_jvp, scatter_mul_jvp,
+    scatter_mul_transpose, scatter_transpose, scatter, scatter_add, scatter_add_p,
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
     scatter_p)
 

@@ -8,7 +8,7 @@ silently, so they are checked up front). They share the gathered shape
 index arithmetic of their batch rules: a batch axis moved (or an unbatched
 value broadcast) into place, index dtypes widened, and each batch member's
 indices offset into its own block of the indexed axis by an iota ramp. Small
-value helpers (``_aval``, ``_zeros_like``, ``_reshape``) serve the rules of
+value helpers (``aval_of``, ``zeros_like``, ``reshape``) serve the rules of
 both. ``indexing`` re-exports all of it.
 """
 
@@ -25,22 +25,22 @@ from funcdiff.primitives import elementwise, structural
 # Shared checks
 
 
-def _aval(x):
+def aval_of(x):
     """The aval of a value or of an ``UndefinedPrimal`` (both carry ``.aval``)."""
     aval = getattr(x, "aval", None)
     return aval if isinstance(aval, ShapedArray) else get_aval(x)
 
 
-def _zeros_like(x):
-    aval = _aval(x)
+def zeros_like(x):
+    aval = aval_of(x)
     return structural.full(aval.shape, 0, aval.dtype)
 
 
-def _reshape(x, shape):
+def reshape(x, shape):
     return x if get_aval(x).shape == tuple(shape) else structural.reshape(x, new_sizes=tuple(shape))
 
 
-def _check_axis(name: str, operand: ShapedArray, axis) -> None:
+def check_axis(name: str, operand: ShapedArray, axis) -> None:
     if type(axis) is not int or not 0 <= axis < operand.ndim:
         if operand.ndim == 0:
             raise AxisError(f"{name} cannot index a 0-d operand ({operand.str_short()}); "
@@ -51,20 +51,20 @@ def _check_axis(name: str, operand: ShapedArray, axis) -> None:
             "funcdiff.numpy normalises negative axes; at the primitive level pass axis % ndim.")
 
 
-def _check_index_dtype(name: str, indices: ShapedArray) -> None:
+def check_index_dtype(name: str, indices: ShapedArray) -> None:
     if indices.dtype.kind not in "iu":
         raise DTypeError(
             f"{name} needs integer indices, but got {indices.str_short()}. Convert them "
             "with astype(int); boolean masks must first become positions (numpy.nonzero).")
 
 
-def _has_negative(indices: np.ndarray) -> bool:
+def has_negative(indices: np.ndarray) -> bool:
     """numpy wraps negative indices silently, so they are checked up front; numpy
     itself raises IndexError for too large ones (one pass over the indices)."""
     return indices.dtype.kind == "i" and indices.size > 0 and indices.min() < 0
 
 
-def _out_of_bounds(name: str, indices: np.ndarray, size: int, axis: int) -> IndexOutOfBoundsError:
+def out_of_bounds(name: str, indices: np.ndarray, size: int, axis: int) -> IndexOutOfBoundsError:
     bad = indices[(indices < 0) | (indices >= size)]
     bad = bad.flat[0] if bad.size else "(unknown)"
     return IndexOutOfBoundsError(
@@ -73,11 +73,11 @@ def _out_of_bounds(name: str, indices: np.ndarray, size: int, axis: int) -> Inde
         "primitive level normalise them (i + size for i < 0) first.")
 
 
-def _gathered_shape(operand_shape, indices_shape, axis):
+def gathered_shape(operand_shape, indices_shape, axis):
     return tuple(operand_shape[:axis]) + tuple(indices_shape) + tuple(operand_shape[axis + 1:])
 
 
-def _widen_indices(indices, largest: int):
+def widen_indices(indices, largest: int):
     """``indices`` in a dtype that can hold ``largest`` (int64 if its own cannot)."""
     dtype = get_aval(indices).dtype
     if np.iinfo(dtype).max >= largest:
@@ -85,7 +85,7 @@ def _widen_indices(indices, largest: int):
     return elementwise.convert_element_type(indices, new_dtype=np.dtype(np.int64))
 
 
-def _with_batch_at(x, bdim, dst: int, size: int):
+def with_batch_at(x, bdim, dst: int, size: int):
     """``x`` with its batch axis at ``dst``; an unbatched ``x`` is broadcast."""
     if bdim is not None:
         return structural.moveaxis(x, bdim, dst)
@@ -95,7 +95,7 @@ def _with_batch_at(x, bdim, dst: int, size: int):
     return structural.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
-def _offset_batched_indices(indices, bdim, size: int, block: int):
+def offset_batched_indices(indices, bdim, size: int, block: int):
     """Batch-major indices shifted so that member ``b`` indexes block ``b`` of a
     ``size * block`` axis. The offsets depend on shapes only (an iota ramp).
 
@@ -103,10 +103,10 @@ def _offset_batched_indices(indices, bdim, size: int, block: int):
     and read or write its values silently: it is sent outside the folded axis
     instead (a negative index stays as it is, a too large one moves past the
     end), so the primitive's impl reports it as it does without vmap."""
-    indices = _with_batch_at(indices, bdim, 0, size)
-    indices = _widen_indices(indices, 2 * size * block)
+    indices = with_batch_at(indices, bdim, 0, size)
+    indices = widen_indices(indices, 2 * size * block)
     aval = get_aval(indices)
-    offset = elementwise.add(indices, _ramp(aval.dtype, aval.ndim, 0, size, block))
+    offset = elementwise.add(indices, ramp(aval.dtype, aval.ndim, 0, size, block))
     too_large = elementwise.add(indices, np.asarray(size * block, aval.dtype))
     return elementwise.select(
         elementwise.lt(indices, np.asarray(0, aval.dtype)), indices,
@@ -114,7 +114,7 @@ def _offset_batched_indices(indices, bdim, size: int, block: int):
                            too_large))
 
 
-def _ramp(dtype, ndim: int, dim: int, size: int, step: int):
+def ramp(dtype, ndim: int, dim: int, size: int, step: int):
     """``0, step, 2*step, ...`` along ``dim`` of a rank-``ndim`` array of size-1 axes."""
     shape = (1,) * dim + (size,) + (1,) * (ndim - dim - 1)
     ramp = elementwise.iota(dtype, shape, dim)

@@ -24,10 +24,10 @@ from funcdiff.core import Primitive, Role, ShapedArray, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import make_op, nbytes
-from funcdiff.primitives.indexing_common import (_check_axis, _check_index_dtype, _gathered_shape,
-                                                 _has_negative, _offset_batched_indices,
-                                                 _out_of_bounds, _ramp, _reshape, _widen_indices,
-                                                 _zeros_like)
+from funcdiff.primitives.indexing_common import (check_axis, check_index_dtype, gathered_shape,
+                                                 has_negative, offset_batched_indices,
+                                                 out_of_bounds, ramp, reshape, widen_indices,
+                                                 zeros_like)
 
 ACCUMULATE = Role("accumulate", "scatter_add(operand, indices, updates, axis=): adds updates "
                   "at indices, repeated ones accumulating; the transpose of gather")
@@ -38,36 +38,36 @@ ACCUMULATE = Role("accumulate", "scatter_add(operand, indices, updates, axis=): 
 gather_p = Primitive("gather")
 
 
-def _gather_abstract_eval(x, indices, *, axis):
-    _check_axis("gather", x, axis)
-    _check_index_dtype("gather", indices)
-    return ShapedArray(_gathered_shape(x.shape, indices.shape, axis), x.dtype)
+def gather_abstract_eval(x, indices, *, axis):
+    check_axis("gather", x, axis)
+    check_index_dtype("gather", indices)
+    return ShapedArray(gathered_shape(x.shape, indices.shape, axis), x.dtype)
 
 
-def _gather_impl(x, indices, *, axis):
+def gather_impl(x, indices, *, axis):
     x, indices = np.asarray(x), np.asarray(indices)
     if indices.dtype.kind not in "iu" or type(axis) is not int or not 0 <= axis < x.ndim:
-        _gather_abstract_eval(get_aval(x), get_aval(indices), axis=axis)  # raises
-    if _has_negative(indices):
-        raise _out_of_bounds("gather", indices, x.shape[axis], axis)
+        gather_abstract_eval(get_aval(x), get_aval(indices), axis=axis)  # raises
+    if has_negative(indices):
+        raise out_of_bounds("gather", indices, x.shape[axis], axis)
     try:
         return np.take(x, indices, axis=axis)
     except IndexError:
-        raise _out_of_bounds("gather", indices, x.shape[axis], axis) from None
+        raise out_of_bounds("gather", indices, x.shape[axis], axis) from None
 
 
-def _gather_jvp(primals, tangents, *, axis):
+def gather_jvp(primals, tangents, *, axis):
     (x, indices), (x_dot, _) = primals, tangents
     # The indices' tangent is always zero, so x_dot is not when this rule runs.
     return gather(x, indices, axis=axis), gather(x_dot, indices, axis=axis)
 
 
-def _gather_transpose(ct, x, indices, *, axis):
+def gather_transpose(ct, x, indices, *, axis):
     # Repeated indices read one element several times, so their cotangents add.
-    return [ACCUMULATE.primitive.bind(_zeros_like(x), indices, ct, axis=axis), None]
+    return [ACCUMULATE.primitive.bind(zeros_like(x), indices, ct, axis=axis), None]
 
 
-def _gather_batch(vals, dims, *, axis):
+def gather_batch(vals, dims, *, axis):
     (x, indices), (x_bdim, i_bdim) = vals, dims
     if i_bdim is None:  # the batch axis of x stays where it is, shifted by the index axes
         real_axis = axis + (x_bdim <= axis)
@@ -80,22 +80,22 @@ def _gather_batch(vals, dims, *, axis):
     shape = get_aval(x).shape
     n = shape[axis + 1]
     x = structural.reshape(x, new_sizes=shape[:axis] + (size * n,) + shape[axis + 2:])
-    indices = _offset_batched_indices(indices, i_bdim, size, n)
+    indices = offset_batched_indices(indices, i_bdim, size, n)
     return gather(x, indices, axis=axis), axis
 
 
-def _gather_cost(x, indices, *, axis):
-    out = ShapedArray(_gathered_shape(x.shape, indices.shape, axis), x.dtype)
+def gather_cost(x, indices, *, axis):
+    out = ShapedArray(gathered_shape(x.shape, indices.shape, axis), x.dtype)
     return {"flops": 0, "bytes": 2 * nbytes(out) + nbytes(indices)}
 
 
-gather_p.impl = _gather_impl
-gather_p.abstract_eval = _gather_abstract_eval
-gather_p.jvp = _gather_jvp
+gather_p.impl = gather_impl
+gather_p.abstract_eval = gather_abstract_eval
+gather_p.jvp = gather_jvp
 gather_p.linear = True
-gather_p.transpose = _gather_transpose
-gather_p.batch = _gather_batch
-gather_p.cost = _gather_cost
+gather_p.transpose = gather_transpose
+gather_p.batch = gather_batch
+gather_p.cost = gather_cost
 fusion.GATHER.fill(gather_p)  # along-axis indexing, fused by the compiler
 gather = make_op(gather_p, """Take elements of ``x`` along ``axis`` at integer ``indices`` (numpy.take).
 
@@ -148,11 +148,11 @@ def take_along_axis(x, indices, axis):
            [3.]])
     """
     x_aval, i_aval = get_aval(x), get_aval(indices)
-    _check_index_dtype("take_along_axis", i_aval)
+    check_index_dtype("take_along_axis", i_aval)
     if axis is None:
         if i_aval.ndim != 1:
             raise ShapeError(f"take_along_axis with axis=None needs 1-D indices, got {i_aval.str_short()}")
-        return gather(_reshape(x, (x_aval.size,)), indices, axis=0)
+        return gather(reshape(x, (x_aval.size,)), indices, axis=0)
     ndim = x_aval.ndim
     if i_aval.ndim != ndim:
         raise ShapeError(
@@ -177,12 +177,12 @@ def take_along_axis(x, indices, axis):
     x = structural.broadcast_to(x, x_shape)
     indices = structural.broadcast_to(indices, out_shape)
     strides = [math.prod(x_shape[k + 1:]) for k in range(ndim)]
-    indices = _widen_indices(indices, max(math.prod(x_shape) - 1, 0))
+    indices = widen_indices(indices, max(math.prod(x_shape) - 1, 0))
     dtype = get_aval(indices).dtype
     flat = indices  # flat position = index * stride[axis] + sum of position * stride elsewhere
     if strides[axis] != 1:
         flat = elementwise.mul(flat, np.asarray(strides[axis], dtype))
     for k in range(ndim):
         if k != axis and out_shape[k] > 1:
-            flat = elementwise.add(flat, _ramp(dtype, ndim, k, out_shape[k], strides[k]))
-    return gather(_reshape(x, (math.prod(x_shape),)), flat, axis=0)
+            flat = elementwise.add(flat, ramp(dtype, ndim, k, out_shape[k], strides[k]))
+    return gather(reshape(x, (math.prod(x_shape),)), flat, axis=0)

@@ -5,7 +5,7 @@ of ``operand`` along one axis: ``scatter_add`` accumulates repeated indices
 (``numpy.add.at``), ``scatter`` overwrites (the last write wins, like numpy
 fancy assignment), ``scatter_mul`` multiplies and ``scatter_min`` /
 ``scatter_max`` keep the extremum (the ``.at[].multiply/min/max`` updates).
-One card builder, ``_scatter_card``, gives them their shape rule, impl,
+One card builder, ``scatter_card``, gives them their shape rule, impl,
 batching and cost; each card then states only its numpy update and its
 derivative.
 
@@ -31,10 +31,10 @@ from funcdiff.passes.rules import ANY, on_zeros, zeros
 from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import make_op, nbytes, same_dtype
-from funcdiff.primitives.indexing_common import (_aval, _check_axis, _check_index_dtype,
-                                                 _gathered_shape, _has_negative,
-                                                 _offset_batched_indices, _out_of_bounds,
-                                                 _reshape, _with_batch_at, _zeros_like)
+from funcdiff.primitives.indexing_common import (aval_of, check_axis, check_index_dtype,
+                                                 gathered_shape, has_negative,
+                                                 offset_batched_indices, out_of_bounds,
+                                                 reshape, with_batch_at, zeros_like)
 from funcdiff.primitives.indexing_gather import ACCUMULATE, gather
 
 
@@ -43,12 +43,12 @@ from funcdiff.primitives.indexing_gather import ACCUMULATE, gather
 # states only its numpy update and its derivative.
 
 
-def _scatter_abstract_eval(name):
+def scatter_abstract_eval(name):
     def abstract_eval(operand, indices, updates, *, axis):
-        _check_axis(name, operand, axis)
-        _check_index_dtype(name, indices)
+        check_axis(name, operand, axis)
+        check_index_dtype(name, indices)
         same_dtype(name, operand, updates)
-        expected = _gathered_shape(operand.shape, indices.shape, axis)
+        expected = gathered_shape(operand.shape, indices.shape, axis)
         if updates.shape != expected:
             raise ShapeError(
                 f"{name} along axis {axis} of {operand.str_short()} with indices "
@@ -59,67 +59,67 @@ def _scatter_abstract_eval(name):
     return abstract_eval
 
 
-def _scatter_impl(name, abstract_eval, update):
+def scatter_impl(name, abstract_eval, update):
     def impl(operand, indices, updates, *, axis):
         operand, indices, updates = np.asarray(operand), np.asarray(indices), np.asarray(updates)
         if (indices.dtype.kind not in "iu" or type(axis) is not int
                 or not 0 <= axis < operand.ndim or operand.dtype != updates.dtype
-                or updates.shape != _gathered_shape(operand.shape, indices.shape, axis)):
+                or updates.shape != gathered_shape(operand.shape, indices.shape, axis)):
             abstract_eval(get_aval(operand), get_aval(indices), get_aval(updates), axis=axis)
-        if _has_negative(indices):
-            raise _out_of_bounds(name, indices, operand.shape[axis], axis)
+        if has_negative(indices):
+            raise out_of_bounds(name, indices, operand.shape[axis], axis)
         out = operand.copy()
         try:
             update(out, (slice(None),) * axis + (indices,), updates)
         except IndexError:
-            raise _out_of_bounds(name, indices, operand.shape[axis], axis) from None
+            raise out_of_bounds(name, indices, operand.shape[axis], axis) from None
         return out
     return impl
 
 
-def _scatter_batch(prim):
+def scatter_batch(prim):
     def rule(vals, dims, *, axis):
         (operand, indices, updates), (o_bdim, i_bdim, u_bdim) = vals, dims
         size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
         if i_bdim is None:  # batch axis first everywhere; the indexed axis shifts by one
-            operand = _with_batch_at(operand, o_bdim, 0, size)
-            updates = _with_batch_at(updates, u_bdim, 0, size)
+            operand = with_batch_at(operand, o_bdim, 0, size)
+            updates = with_batch_at(updates, u_bdim, 0, size)
             return prim.bind(operand, indices, updates, axis=axis + 1), 0
         # Fold the batch axis into the indexed one: operand (..., B*n, ...), updates
         # (..., B, *indices.shape, ...), indices offset into their member's block.
-        operand = _with_batch_at(operand, o_bdim, axis, size)
+        operand = with_batch_at(operand, o_bdim, axis, size)
         shape = get_aval(operand).shape
         n = shape[axis + 1]
         operand = structural.reshape(operand, new_sizes=shape[:axis] + (size * n,) + shape[axis + 2:])
-        indices = _offset_batched_indices(indices, i_bdim, size, n)
-        updates = _with_batch_at(updates, u_bdim, axis, size)
+        indices = offset_batched_indices(indices, i_bdim, size, n)
+        updates = with_batch_at(updates, u_bdim, axis, size)
         out = prim.bind(operand, indices, updates, axis=axis)
         return structural.reshape(out, new_sizes=shape), axis
     return rule
 
 
-def _scatter_cost(flops_per_update):
+def scatter_cost(flops_per_update):
     def cost(operand, indices, updates, *, axis):
         return {"flops": flops_per_update * updates.size,
                 "bytes": 2 * nbytes(operand) + 3 * nbytes(updates) + nbytes(indices)}
     return cost
 
 
-def _scatter_card(name, update, flops_per_update):
+def scatter_card(name, update, flops_per_update):
     prim = Primitive(name)
-    prim.abstract_eval = _scatter_abstract_eval(name)
-    prim.impl = _scatter_impl(name, prim.abstract_eval, update)
-    prim.batch = _scatter_batch(prim)
-    prim.cost = _scatter_cost(flops_per_update)
+    prim.abstract_eval = scatter_abstract_eval(name)
+    prim.impl = scatter_impl(name, prim.abstract_eval, update)
+    prim.batch = scatter_batch(prim)
+    prim.cost = scatter_cost(flops_per_update)
     return prim
 
 
 # --- scatter_add ----------------------------------------------------------------
 
-scatter_add_p = _scatter_card("scatter_add", np.add.at, 1)
+scatter_add_p = scatter_card("scatter_add", np.add.at, 1)
 
 
-def _scatter_add_jvp(primals, tangents, *, axis):
+def scatter_add_jvp(primals, tangents, *, axis):
     (operand, indices, updates), (o_dot, _, u_dot) = primals, tangents
     out = scatter_add(operand, indices, updates, axis=axis)
     if type(u_dot) is Zero:
@@ -127,14 +127,14 @@ def _scatter_add_jvp(primals, tangents, *, axis):
     return out, scatter_add(instantiate(o_dot), indices, u_dot, axis=axis)
 
 
-def _scatter_add_transpose(ct, operand, indices, updates, *, axis):
+def scatter_add_transpose(ct, operand, indices, updates, *, axis):
     return [ct if is_undefined(operand) else None, None,
             gather(ct, indices, axis=axis) if is_undefined(updates) else None]
 
 
-scatter_add_p.jvp = _scatter_add_jvp
+scatter_add_p.jvp = scatter_add_jvp
 scatter_add_p.linear = True
-scatter_add_p.transpose = _scatter_add_transpose
+scatter_add_p.transpose = scatter_add_transpose
 fusion.SCATTER_ADD.fill(scatter_add_p)  # along-axis indexing, fused by the compiler
 ACCUMULATE.fill(scatter_add_p)
 scatter_add_p.rewrites = (
@@ -165,16 +165,16 @@ array([4., 0., 2.])
 
 # --- scatter (set) --------------------------------------------------------------
 
-scatter_p = _scatter_card("scatter", lambda out, index, updates: out.__setitem__(index, updates), 0)
+scatter_p = scatter_card("scatter", lambda out, index, updates: out.__setitem__(index, updates), 0)
 
 
-def _scatter_jvp(primals, tangents, *, axis):
+def scatter_jvp(primals, tangents, *, axis):
     (operand, indices, updates), (o_dot, _, u_dot) = primals, tangents
     out = scatter(operand, indices, updates, axis=axis)
     return out, scatter(instantiate(o_dot), indices, instantiate(u_dot), axis=axis)
 
 
-def _last_write_mask(indices, axis_size: int, dtype):
+def last_write_mask(indices, axis_size: int, dtype):
     """1 where an update is the one that survives at its position, else 0.
 
     Each update scatters its own position id; reading the winning id back at
@@ -184,33 +184,33 @@ def _last_write_mask(indices, axis_size: int, dtype):
     """
     shape = get_aval(indices).shape
     count = math.prod(shape)
-    ids = _reshape(elementwise.iota(np.int64, (count,)), shape)
+    ids = reshape(elementwise.iota(np.int64, (count,)), shape)
     winners = scatter(structural.full((axis_size,), 0, np.dtype(np.int64)), indices, ids, axis=0)
-    winner_of_each = _reshape(gather(winners, indices, axis=0), (count,))
+    winner_of_each = reshape(gather(winners, indices, axis=0), (count,))
     mask = scatter(structural.full((count,), 0, dtype), winner_of_each,
                    structural.full((count,), 1, dtype), axis=0)
-    return _reshape(mask, shape)
+    return reshape(mask, shape)
 
 
-def _may_repeat(indices) -> bool:
+def may_repeat(indices) -> bool:
     if isinstance(indices, Tracer):
         return True
     indices = np.asarray(indices)
     return indices.size > 1 and np.unique(indices).size != indices.size
 
 
-def _scatter_transpose(ct, operand, indices, updates, *, axis):
+def scatter_transpose(ct, operand, indices, updates, *, axis):
     # Exact also for repeated indices: only the surviving update receives the
     # cotangent of its position (the mask is skipped for known-unique indices).
     ct_operand = ct_updates = None
     if is_undefined(operand):
-        ct_operand = scatter(ct, indices, _zeros_like(updates), axis=axis)
+        ct_operand = scatter(ct, indices, zeros_like(updates), axis=axis)
     if is_undefined(updates):
         ct_updates = gather(ct, indices, axis=axis)
-        if _may_repeat(indices):
+        if may_repeat(indices):
             aval = get_aval(ct_updates)
             idx_ndim = get_aval(indices).ndim
-            mask = _last_write_mask(indices, _aval(operand).shape[axis], aval.dtype)
+            mask = last_write_mask(indices, aval_of(operand).shape[axis], aval.dtype)
             if idx_ndim != aval.ndim:
                 mask = structural.broadcast_in_dim(
                     mask, shape=aval.shape, broadcast_dimensions=tuple(range(axis, axis + idx_ndim)))
@@ -218,9 +218,9 @@ def _scatter_transpose(ct, operand, indices, updates, *, axis):
     return [ct_operand, None, ct_updates]
 
 
-scatter_p.jvp = _scatter_jvp
+scatter_p.jvp = scatter_jvp
 scatter_p.linear = True
-scatter_p.transpose = _scatter_transpose
+scatter_p.transpose = scatter_transpose
 scatter_p.rewrites = (on_zeros("zeros with zeros written -> zeros", (ZERO, ANY, ZERO), zeros),)
 scatter = make_op(scatter_p, """Write ``updates`` into a copy of ``operand`` at ``indices`` along ``axis``.
 
@@ -244,10 +244,10 @@ array([2., 0., 1.])
 
 # --- scatter_mul ----------------------------------------------------------------
 
-scatter_mul_p = _scatter_card("scatter_mul", np.multiply.at, 1)
+scatter_mul_p = scatter_card("scatter_mul", np.multiply.at, 1)
 
 
-def _product_of_others(indices, updates, out_shape, axis):
+def product_of_others(indices, updates, out_shape, axis):
     """Per update, the product of the *other* updates written to its position.
 
     A nonzero update divides the product of all by itself. Zeros are counted per
@@ -272,20 +272,20 @@ def _product_of_others(indices, updates, out_shape, axis):
     return el.select(is_zero, only_zero, el.div(full_product, safe))
 
 
-def _scatter_mul_jvp(primals, tangents, *, axis):
+def scatter_mul_jvp(primals, tangents, *, axis):
     (operand, indices, updates), (o_dot, _, u_dot) = primals, tangents
     out = scatter_mul(operand, indices, updates, axis=axis)
     t_out = None if type(o_dot) is Zero else scatter_mul(o_dot, indices, updates, axis=axis)
     if type(u_dot) is not Zero:
         shape = get_aval(operand).shape
-        weighted = elementwise.mul(u_dot, _product_of_others(indices, updates, shape, axis))
-        summed = scatter_add(_zeros_like(operand), indices, weighted, axis=axis)
+        weighted = elementwise.mul(u_dot, product_of_others(indices, updates, shape, axis))
+        summed = scatter_add(zeros_like(operand), indices, weighted, axis=axis)
         term = elementwise.mul(operand, summed)
         t_out = term if t_out is None else elementwise.add(t_out, term)
     return out, t_out
 
 
-def _scatter_mul_transpose(ct, operand, indices, updates, *, axis):
+def scatter_mul_transpose(ct, operand, indices, updates, *, axis):
     # Only the operand can be linear (the jvp multiplies its tangent by the
     # updates): each position is scaled by the product of its updates.
     if is_undefined(updates):
@@ -295,8 +295,8 @@ def _scatter_mul_transpose(ct, operand, indices, updates, *, axis):
     return [scatter_mul(ct, indices, updates, axis=axis), None, None]
 
 
-scatter_mul_p.jvp = _scatter_mul_jvp
-scatter_mul_p.transpose = _scatter_mul_transpose
+scatter_mul_p.jvp = scatter_mul_jvp
+scatter_mul_p.transpose = scatter_mul_transpose
 scatter_mul = make_op(scatter_mul_p, """Multiply a copy of ``operand`` by ``updates`` at ``indices`` along ``axis``.
 
 Repeated indices multiply together (numpy.multiply.at). Derivatives are exact
@@ -317,7 +317,7 @@ array([8., 1., 3.])
 # --- scatter_min / scatter_max ---------------------------------------------------
 
 
-def _scatter_extremum_jvp(op):
+def scatter_extremum_jvp(op):
     """Ties share the derivative equally, like max/min (JAX's convention):
     the operand and every update equal to the result each get 1/count of it."""
     def jvp(primals, tangents, *, axis):
@@ -328,18 +328,19 @@ def _scatter_extremum_jvp(op):
         operand_wins = el.convert_element_type(el.eq(operand, out), new_dtype=dtype)
         update_wins = el.convert_element_type(el.eq(updates, gather(out, indices, axis=axis)),
                                               new_dtype=dtype)
-        count = el.add(operand_wins, scatter_add(_zeros_like(operand), indices, update_wins, axis=axis))
+        count = el.add(operand_wins,
+                       scatter_add(zeros_like(operand), indices, update_wins, axis=axis))
         total = None
         if type(o_dot) is not Zero:
             total = el.mul(operand_wins, o_dot)
         if type(u_dot) is not Zero:
-            term = scatter_add(_zeros_like(operand), indices, el.mul(update_wins, u_dot), axis=axis)
+            term = scatter_add(zeros_like(operand), indices, el.mul(update_wins, u_dot), axis=axis)
             total = term if total is None else el.add(total, term)
         return out, el.div(total, count)
     return jvp
 
 
-scatter_min_p = _scatter_card("scatter_min", np.minimum.at, 1)
+scatter_min_p = scatter_card("scatter_min", np.minimum.at, 1)
 scatter_min = make_op(scatter_min_p, """Keep the minimum of ``operand`` and ``updates`` at ``indices`` along ``axis``.
 
 numpy.minimum.at on a copy; ties split the derivative equally.
@@ -348,9 +349,9 @@ numpy.minimum.at on a copy; ties split the derivative equally.
 >>> scatter_min(np.zeros(3), np.array([0, 2, 0]), np.array([-1., 3., -2.]), axis=0)
 array([-2.,  0.,  0.])
 """)
-scatter_min_p.jvp = _scatter_extremum_jvp(scatter_min)
+scatter_min_p.jvp = scatter_extremum_jvp(scatter_min)
 
-scatter_max_p = _scatter_card("scatter_max", np.maximum.at, 1)
+scatter_max_p = scatter_card("scatter_max", np.maximum.at, 1)
 scatter_max = make_op(scatter_max_p, """Keep the maximum of ``operand`` and ``updates`` at ``indices`` along ``axis``.
 
 numpy.maximum.at on a copy; ties split the derivative equally.
@@ -359,4 +360,4 @@ numpy.maximum.at on a copy; ties split the derivative equally.
 >>> scatter_max(np.zeros(3), np.array([0, 2, 0]), np.array([-1., 3., 2.]), axis=0)
 array([2., 0., 3.])
 """)
-scatter_max_p.jvp = _scatter_extremum_jvp(scatter_max)
+scatter_max_p.jvp = scatter_extremum_jvp(scatter_max)

@@ -1,8 +1,8 @@
 """What the linear-algebra primitive modules share: errors, checks and matrix helpers.
 
 ``LinAlgError`` and ``SquareMatrixError`` are the errors of numerically
-unsuitable and misshapen matrices; ``check_matrix`` and ``_check_rhs`` check
-operands in the shape rules, and ``_numerical`` wraps an impl so that numpy's
+unsuitable and misshapen matrices; ``check_matrix`` and ``check_rhs`` check
+operands in the shape rules, and ``numerical`` wraps an impl so that numpy's
 ``LinAlgError`` becomes ours. The jvp rules build on the small matrix
 operations here, written in funcdiff operations so that the rules stay
 traceable (transpose of the last two axes, batched matrix product, symmetric
@@ -41,12 +41,12 @@ class SquareMatrixError(ShapeError, LinAlgError):
 # ---------------------------------------------------------------------------
 # Shared helpers: checks, and matrix operations in funcdiff ops for the rules
 
-_REAL = (np.dtype(np.float32), np.dtype(np.float64))
+REAL = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
     """Raise the errors of ``name`` for a non-float or non-(square-)matrix operand."""
-    if aval.dtype not in _REAL:
+    if aval.dtype not in REAL:
         raise DTypeError(
             f"{name} needs float32 or float64 matrices, but got {aval.str_short()}. Convert "
             "integers with astype(float); float16 and complex matrices are not supported by "
@@ -61,7 +61,7 @@ def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
             f"({aval.shape[-2]} x {aval.shape[-1]}).")
 
 
-def _check_rhs(name: str, a: ShapedArray, b: ShapedArray, left_side: bool = True) -> None:
+def check_rhs(name: str, a: ShapedArray, b: ShapedArray, left_side: bool = True) -> None:
     check_matrix(name, a)
     check_matrix(name, b, square=False)
     if a.dtype != b.dtype or a.shape[:-2] != b.shape[:-2]:
@@ -76,7 +76,7 @@ def _check_rhs(name: str, a: ShapedArray, b: ShapedArray, left_side: bool = True
                          f"{n} x {n} matrix, but got {b.str_short()}.")
 
 
-def _numerical(name: str, fn, abstract_eval, message: str):
+def numerical(name: str, fn, abstract_eval, message: str):
     """An impl calling ``fn``; numpy's LinAlgError becomes ours (after the shape checks)."""
     def impl(*args, **params):
         try:
@@ -90,33 +90,33 @@ def _numerical(name: str, fn, abstract_eval, message: str):
     return checked_impl(impl, abstract_eval)
 
 
-_SINGULAR = ("the matrix (or one matrix of the stack) is exactly singular, so it has no "
+SINGULAR = ("the matrix (or one matrix of the stack) is exactly singular, so it has no "
              "inverse. Check the input's rank; regularise it (add a small multiple of the "
              "identity) or use pinv / lstsq for rank-deficient systems")
 
 
-def _const(x, value):
+def const(x, value):
     return np.asarray(value, get_aval(x).dtype)
 
 
-def _mT(x):
+def mT(x):
     """Transpose of the last two axes."""
     nd = get_aval(x).ndim
     return structural.transpose(x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
-def _mm(x, y):
+def mm(x, y):
     """Matrix product of stacks with equal leading axes: one batched ``dot_general``."""
     nd = get_aval(x).ndim
     batch = tuple(range(nd - 2))
     return dot_general(x, y, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)))
 
 
-def _sym(x):
-    return ew.mul(ew.add(x, _mT(x)), _const(x, 0.5))
+def sym(x):
+    return ew.mul(ew.add(x, mT(x)), const(x, 0.5))
 
 
-def _diag(x):
+def diag(x):
     """The diagonal ``(..., n)`` of square matrices: a strided slice of the flattened pair."""
     shape = get_aval(x).shape
     lead, n = shape[:-2], shape[-1]
@@ -126,32 +126,32 @@ def _diag(x):
                             strides=(1,) * len(lead) + (n + 1,))
 
 
-def _trace(x):
-    d = _diag(x)
+def trace(x):
+    d = diag(x)
     return reductions.reduce_sum(d, axes=(get_aval(d).ndim - 1,))
 
 
-def _row(v):
+def row(v):
     return structural.expand_dims(v, dimensions=(-2,))
 
 
-def _col(v):
+def col(v):
     return structural.expand_dims(v, dimensions=(-1,))
 
 
-def _mask(x, shape, k, lower):
+def mask(x, shape, k, lower):
     """``x`` times the constant triangle mask of ``shape`` (diagonal offset ``k``)."""
     ones = np.ones(shape, get_aval(x).dtype)
     return ew.mul(x, np.tril(ones, k) if lower else np.triu(ones, k))
 
 
-def _cols(x, start, stop):
+def cols(x, start, stop):
     shape = get_aval(x).shape
     return slicing.slice(x, start_indices=(0,) * (len(shape) - 1) + (start,),
                             limit_indices=shape[:-1] + (stop,))
 
 
-def _rows(x, stop):
+def rows(x, stop):
     shape = get_aval(x).shape
     return slicing.slice(x, start_indices=(0,) * len(shape),
                             limit_indices=shape[:-2] + (stop, shape[-1]))
@@ -169,7 +169,7 @@ def _to_front(x, bdim, size):
     return structural.moveaxis(x, bdim, 0)
 
 
-def _leading_batch(prim: Primitive):
+def leading_batch(prim: Primitive):
     """Batch rule of a primitive batched over leading axes: the batch axis goes first."""
     def rule(vals, dims, **params):
         size = _batch_size(vals, dims)
@@ -178,10 +178,10 @@ def _leading_batch(prim: Primitive):
     return rule
 
 
-def _solve_batch(prim: Primitive):
+def solve_batch(prim: Primitive):
     """Batch rule of ``op(a, b)`` solves: an unbatched ``a`` is never copied per member;
     the batch joins b's independent columns (left side) or rows (right side)."""
-    leading = _leading_batch(prim)
+    leading = leading_batch(prim)
 
     def rule(vals, dims, **params):
         (a, b), (da, db) = vals, dims
@@ -197,19 +197,19 @@ def _solve_batch(prim: Primitive):
     return rule
 
 
-def _matrices(aval) -> int:
+def matrices(aval) -> int:
     return math.prod(aval.shape[:-2])
 
 
-def _cost(flops_per_matrix):
+def cost(flops_per_matrix):
     """Cost rule: ``flops_per_matrix(m, n, *other_avals)`` per matrix of the first operand."""
     def cost(*avals, **params):
         a = avals[0]
         m, n = a.shape[-2:]
-        flops = _matrices(a) * int(flops_per_matrix(m, n, *avals[1:]))
+        flops = matrices(a) * int(flops_per_matrix(m, n, *avals[1:]))
         return {"flops": flops, "bytes": 2 * sum(nbytes(x) for x in avals)}
     return cost
 
 
-def _zero_like(x):
+def zero_like(x):
     return Zero(tangent_aval(get_aval(x)))

@@ -18,7 +18,7 @@ from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
 from funcdiff.primitives.cards import checked_impl
-from funcdiff.primitives.linalg_common import (_REAL, _const, _cost, _leading_batch, _mT,
+from funcdiff.primitives.linalg_common import (REAL, const, cost, leading_batch, mT,
                                                check_matrix)
 
 
@@ -66,7 +66,7 @@ def _pade(a, degree):
 
 def _expm_impl(a):
     a = np.asarray(a)
-    if a.dtype not in _REAL or a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    if a.dtype not in REAL or a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError("bad input")  # checked_impl reports the shape rule's error
     flat = a.reshape((-1,) + a.shape[-2:])
     out = np.empty_like(flat)
@@ -98,7 +98,7 @@ def _expm_abstract_eval(a):
 def _block(a, e):
     """``[[a, e], [0, a]]`` in funcdiff ops (its exponential holds L(a, e) top right)."""
     nd = get_aval(a).ndim
-    zeros = ew.mul(a, _const(a, 0))
+    zeros = ew.mul(a, const(a, 0))
     top = structural.concatenate(a, e, dimension=nd - 1)
     bottom = structural.concatenate(zeros, a, dimension=nd - 1)
     return structural.concatenate(top, bottom, dimension=nd - 2)
@@ -115,8 +115,8 @@ expm_p.abstract_eval = _expm_abstract_eval
 expm_p.impl = checked_impl(_expm_impl, _expm_abstract_eval)
 expm_p.jvp = lambda primals, tangents: (expm_p.bind(primals[0]),
                                         expm_frechet_p.bind(primals[0], tangents[0]))
-expm_p.batch = _leading_batch(expm_p)
-expm_p.cost = _cost(lambda m, n: 2 * n ** 3 * 7)  # Padé 13 (+ data-dependent squarings)
+expm_p.batch = leading_batch(expm_p)
+expm_p.cost = cost(lambda m, n: 2 * n ** 3 * 7)  # Padé 13 (+ data-dependent squarings)
 
 expm_frechet_p = Primitive("expm_frechet")
 
@@ -148,7 +148,7 @@ def _expm_frechet_jvp(primals, tangents):
     n = get_aval(a).shape[-1]
     terms = []
     if type(a_dot) is not Zero:
-        both = _block(a_dot, ew.mul(a_dot, _const(a_dot, 0)))
+        both = _block(a_dot, ew.mul(a_dot, const(a_dot, 0)))
         terms.append(_top_right(expm_frechet_p.bind(_block(a, e), both), n))
     if type(e_dot) is not Zero:
         terms.append(expm_frechet_p.bind(a, e_dot))
@@ -160,12 +160,12 @@ def _expm_frechet_transpose(ct, a, e):
     if is_undefined(a):
         raise DifferentiationError("expm_frechet is linear only in its direction e; it "
                                    "cannot be transposed with respect to the matrix a")
-    return [None, expm_frechet_p.bind(_mT(a), ct)]
+    return [None, expm_frechet_p.bind(mT(a), ct)]
 
 
 expm_frechet_p.abstract_eval = _expm_frechet_abstract_eval
 expm_frechet_p.impl = checked_impl(_expm_frechet_impl, _expm_frechet_abstract_eval)
 expm_frechet_p.jvp = _expm_frechet_jvp
 expm_frechet_p.transpose = _expm_frechet_transpose
-expm_frechet_p.batch = _leading_batch(expm_frechet_p)
-expm_frechet_p.cost = _cost(lambda m, n, e: 16 * n ** 3 * 7)
+expm_frechet_p.batch = leading_batch(expm_frechet_p)
+expm_frechet_p.cost = cost(lambda m, n, e: 16 * n ** 3 * 7)

@@ -18,8 +18,8 @@ from funcdiff.core import Primitive, ShapedArray, get_aval
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import checked_impl, nbytes
-from funcdiff.primitives.linalg_common import (_col, _cols, _const, _cost, _diag, _leading_batch,
-                                               _mask, _matrices, _mm, _mT, _numerical, _row, _sym,
+from funcdiff.primitives.linalg_common import (col, cols, const, cost, diag, leading_batch,
+                                               mask, matrices, mm, mT, numerical, row, sym,
                                                check_matrix)
 from funcdiff.primitives.linalg_solve import triangular_solve
 
@@ -39,22 +39,22 @@ def _cholesky_jvp(primals, tangents):
     (a,), (a_dot,) = primals, tangents
     l = cholesky_p.bind(a)
     n = get_aval(a).shape[-1]
-    tmp = triangular_solve(l, _sym(a_dot), left_side=True, lower=True)
+    tmp = triangular_solve(l, sym(a_dot), left_side=True, lower=True)
     x = triangular_solve(l, tmp, left_side=False, lower=True, transpose_a=True)
     phi = ew.mul(x, (np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(get_aval(x).dtype))
-    return l, _mm(l, phi)
+    return l, mm(l, phi)
 
 
 cholesky_p.abstract_eval = _cholesky_abstract_eval
-cholesky_p.impl = _numerical(
+cholesky_p.impl = numerical(
     "cholesky", lambda a: np.linalg.cholesky((a + np.swapaxes(a, -1, -2)) * 0.5),
     _cholesky_abstract_eval,
     "the matrix (or one matrix of the stack) is not symmetric positive definite, so it has "
     "no Cholesky factor. Check that it is symmetric with positive eigenvalues; for a "
     "positive semi-definite matrix add a small multiple of the identity (jitter)")
 cholesky_p.jvp = _cholesky_jvp
-cholesky_p.batch = _leading_batch(cholesky_p)
-cholesky_p.cost = _cost(lambda m, n: n ** 3 // 3 + n * n)
+cholesky_p.batch = leading_batch(cholesky_p)
+cholesky_p.cost = cost(lambda m, n: n ** 3 // 3 + n * n)
 
 
 def cholesky(a):
@@ -89,23 +89,23 @@ def _eigh_jvp(primals, tangents, *, compute_vectors):
     # With M = Vᵀ Ȧ V: λ̇ = diag(M), V̇ = V (F ∘ M), F_ij = 1/(λ_j − λ_i) off the diagonal.
     (a,), (a_dot,) = primals, tangents
     w, v = eigh_p.bind(a, compute_vectors=True)
-    m = _mm(_mT(v), _mm(_sym(a_dot), v))
-    w_dot = _diag(m)
+    m = mm(mT(v), mm(sym(a_dot), v))
+    w_dot = diag(m)
     if not compute_vectors:
         return [w], [w_dot]
     n = get_aval(a).shape[-1]
     eye = np.eye(n, dtype=get_aval(w).dtype)
-    gaps = ew.add(ew.sub(_row(w), _col(w)), eye)
-    f = ew.mul(ew.div(_const(w, 1), gaps), 1 - eye)
-    return [w, v], [w_dot, _mm(v, ew.mul(f, m))]
+    gaps = ew.add(ew.sub(row(w), col(w)), eye)
+    f = ew.mul(ew.div(const(w, 1), gaps), 1 - eye)
+    return [w, v], [w_dot, mm(v, ew.mul(f, m))]
 
 
 eigh_p.abstract_eval = _eigh_abstract_eval
-eigh_p.impl = _numerical("eigh", _eigh_impl, _eigh_abstract_eval,
+eigh_p.impl = numerical("eigh", _eigh_impl, _eigh_abstract_eval,
                          "the eigenvalue iteration did not converge (is the input finite?)")
 eigh_p.jvp = _eigh_jvp
-eigh_p.batch = _leading_batch(eigh_p)
-eigh_p.cost = _cost(lambda m, n, compute_vectors=True: 9 * n ** 3)
+eigh_p.batch = leading_batch(eigh_p)
+eigh_p.cost = cost(lambda m, n, compute_vectors=True: 9 * n ** 3)
 
 
 # --- svd -----------------------------------------------------------------------------
@@ -136,40 +136,40 @@ def _svd_jvp(primals, tangents, *, compute_uv):
     # when the matrix is tall (wide).
     (a,), (a_dot,) = primals, tangents
     u, s, vt = svd_p.bind(a, compute_uv=True)
-    v, ut = _mT(vt), _mT(u)
-    ds = _mm(ut, _mm(a_dot, v))
-    s_dot = _diag(ds)
+    v, ut = mT(vt), mT(u)
+    ds = mm(ut, mm(a_dot, v))
+    s_dot = diag(ds)
     if not compute_uv:
         return [s], [s_dot]
     m, n = get_aval(a).shape[-2:]
     eye = np.eye(min(m, n), dtype=get_aval(s).dtype)
-    s_row, s_col = _row(s), _col(s)
+    s_row, s_col = row(s), col(s)
     gaps = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))
-    f = ew.sub(ew.div(_const(s, 1), ew.add(gaps, eye)), eye)
+    f = ew.sub(ew.div(const(s, 1), ew.add(gaps, eye)), eye)
     dss, sds = ew.mul(ds, s_row), ew.mul(s_col, ds)
-    u_dot = _mm(u, ew.mul(f, ew.add(dss, _mT(dss))))
-    v_dot = _mm(v, ew.mul(f, ew.add(sds, _mT(sds))))
+    u_dot = mm(u, ew.mul(f, ew.add(dss, mT(dss))))
+    v_dot = mm(v, ew.mul(f, ew.add(sds, mT(sds))))
     if m > n:
-        dav = _mm(a_dot, v)
-        u_dot = ew.add(u_dot, ew.div(ew.sub(dav, _mm(u, _mm(ut, dav))), s_row))
+        dav = mm(a_dot, v)
+        u_dot = ew.add(u_dot, ew.div(ew.sub(dav, mm(u, mm(ut, dav))), s_row))
     if n > m:
-        datu = _mm(_mT(a_dot), u)
-        v_dot = ew.add(v_dot, ew.div(ew.sub(datu, _mm(v, _mm(vt, datu))), s_row))
-    return [u, s, vt], [u_dot, s_dot, _mT(v_dot)]
+        datu = mm(mT(a_dot), u)
+        v_dot = ew.add(v_dot, ew.div(ew.sub(datu, mm(v, mm(vt, datu))), s_row))
+    return [u, s, vt], [u_dot, s_dot, mT(v_dot)]
 
 
 def _svd_cost(a, *, compute_uv):
     m, n = a.shape[-2:]
     big, small = max(m, n), min(m, n)
     flops = 4 * big * small * small + (22 * small ** 3 if compute_uv else 0)
-    return {"flops": _matrices(a) * flops, "bytes": 4 * nbytes(a)}
+    return {"flops": matrices(a) * flops, "bytes": 4 * nbytes(a)}
 
 
 svd_p.abstract_eval = _svd_abstract_eval
-svd_p.impl = _numerical("svd", _svd_impl, _svd_abstract_eval,
+svd_p.impl = numerical("svd", _svd_impl, _svd_abstract_eval,
                         "the SVD iteration did not converge (is the input finite?)")
 svd_p.jvp = _svd_jvp
-svd_p.batch = _leading_batch(svd_p)
+svd_p.batch = leading_batch(svd_p)
 svd_p.cost = _svd_cost
 
 
@@ -191,11 +191,11 @@ def _qr_square_or_tall_jvp(q, r, a_dot):
     # Ω = tril(C, -1) − tril(C, -1)ᵀ: Q̇ = Q (Ω − C) + Ȧ R⁻¹, Ṙ = (C − Ω) R.
     n = get_aval(r).shape[-1]
     da_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)
-    c = _mm(_mT(q), da_rinv)
-    low = _mask(c, (n, n), -1, lower=True)
-    omega = ew.sub(low, _mT(low))
-    q_dot = ew.add(_mm(q, ew.sub(omega, c)), da_rinv)
-    return q_dot, _mm(ew.sub(c, omega), r)
+    c = mm(mT(q), da_rinv)
+    low = mask(c, (n, n), -1, lower=True)
+    omega = ew.sub(low, mT(low))
+    q_dot = ew.add(mm(q, ew.sub(omega, c)), da_rinv)
+    return q_dot, mm(ew.sub(c, omega), r)
 
 
 def _qr_jvp(primals, tangents):
@@ -205,9 +205,9 @@ def _qr_jvp(primals, tangents):
     if m >= n:
         return [q, r], list(_qr_square_or_tall_jvp(q, r, a_dot))
     # Wide A = [X | Y]: Q R₁ = X and R = [R₁ | Qᵀ Y], so Ṙ₂ = Q̇ᵀ Y + Qᵀ Ẏ.
-    q_dot, r1_dot = _qr_square_or_tall_jvp(q, _cols(r, 0, m), _cols(a_dot, 0, m))
-    y, y_dot = _cols(a, m, n), _cols(a_dot, m, n)
-    r2_dot = ew.add(_mm(_mT(q_dot), y), _mm(_mT(q), y_dot))
+    q_dot, r1_dot = _qr_square_or_tall_jvp(q, cols(r, 0, m), cols(a_dot, 0, m))
+    y, y_dot = cols(a, m, n), cols(a_dot, m, n)
+    r2_dot = ew.add(mm(mT(q_dot), y), mm(mT(q), y_dot))
     return [q, r], [q_dot, structural.concatenate(r1_dot, r2_dot,
                                                   dimension=get_aval(a).ndim - 1)]
 
@@ -215,7 +215,7 @@ def _qr_jvp(primals, tangents):
 def _qr_cost(a):
     m, n = a.shape[-2:]
     k = min(m, n)
-    return {"flops": _matrices(a) * 4 * (m * n * k - (m + n) * k * k // 2 + k ** 3 // 3),
+    return {"flops": matrices(a) * 4 * (m * n * k - (m + n) * k * k // 2 + k ** 3 // 3),
             "bytes": 3 * nbytes(a)}
 
 
@@ -223,7 +223,7 @@ qr_p.abstract_eval = _qr_abstract_eval
 qr_p.impl = checked_impl(lambda a: list(np.linalg.qr(np.asarray(a), mode="reduced")),
                          _qr_abstract_eval)
 qr_p.jvp = _qr_jvp
-qr_p.batch = _leading_batch(qr_p)
+qr_p.batch = leading_batch(qr_p)
 qr_p.cost = _qr_cost
 
 
@@ -244,16 +244,16 @@ def _pinv_jvp(primals, tangents, *, rtol):
     p = pinv_p.bind(a, rtol=rtol)
     m, n = get_aval(a).shape[-2:]
     dtype = get_aval(a).dtype
-    pt, at_dot = _mT(p), _mT(a_dot)
-    first = ew.neg(_mm(p, _mm(a_dot, p)))
-    second = _mm(_mm(p, pt), _mm(at_dot, ew.sub(np.eye(m, dtype=dtype), _mm(a, p))))
-    third = _mm(ew.sub(np.eye(n, dtype=dtype), _mm(p, a)), _mm(at_dot, _mm(pt, p)))
+    pt, at_dot = mT(p), mT(a_dot)
+    first = ew.neg(mm(p, mm(a_dot, p)))
+    second = mm(mm(p, pt), mm(at_dot, ew.sub(np.eye(m, dtype=dtype), mm(a, p))))
+    third = mm(ew.sub(np.eye(n, dtype=dtype), mm(p, a)), mm(at_dot, mm(pt, p)))
     return p, ew.add(ew.add(first, second), third)
 
 
 pinv_p.abstract_eval = _pinv_abstract_eval
-pinv_p.impl = _numerical("pinv", lambda a, *, rtol: np.linalg.pinv(a, rcond=rtol),
+pinv_p.impl = numerical("pinv", lambda a, *, rtol: np.linalg.pinv(a, rcond=rtol),
                          _pinv_abstract_eval, "the SVD did not converge (is the input finite?)")
 pinv_p.jvp = _pinv_jvp
-pinv_p.batch = _leading_batch(pinv_p)
+pinv_p.batch = leading_batch(pinv_p)
 pinv_p.cost = lambda a, *, rtol: _svd_cost(a, compute_uv=True)

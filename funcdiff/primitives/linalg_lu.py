@@ -17,8 +17,8 @@ from funcdiff.errors import ShapeError
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.cards import checked_impl, nbytes
-from funcdiff.primitives.linalg_common import (_cols, _leading_batch, _mask, _matrices, _mm, _rows,
-                                               _zero_like, check_matrix)
+from funcdiff.primitives.linalg_common import (cols, leading_batch, mask, matrices, mm, rows,
+                                               zero_like, check_matrix)
 from funcdiff.primitives.linalg_solve import triangular_solve
 
 
@@ -84,33 +84,33 @@ def _lu_jvp(primals, tangents):
     zero = np.zeros((), dtype)
     pa_dot = indexing.take_along_axis(a_dot, structural.expand_dims(perm, dimensions=(-1,)),
                                       axis=nd - 2)
-    l = _mask(_cols(lu, 0, k), (m, k), -1, lower=True)
+    l = mask(cols(lu, 0, k), (m, k), -1, lower=True)
     if m > k:
         l = slicing.pad(l, zero, padding_config=((0, 0, 0),) * (nd - 1) + ((0, m - k, 0),))
     l = ew.add(l, np.eye(m, dtype=dtype))
-    u = _mask(_rows(lu, k), (k, n), 0, lower=False)
+    u = mask(rows(lu, k), (k, n), 0, lower=False)
     if n > k:
         u = slicing.pad(u, zero, padding_config=((0, 0, 0),) * (nd - 2)
                            + ((0, n - k, 0), (0, 0, 0)))
         u = ew.add(u, np.diag(np.r_[np.zeros(k), np.ones(n - k)]).astype(dtype))
     la = triangular_solve(l, pa_dot, left_side=True, lower=True, unit_diagonal=True)
     x = triangular_solve(u, la, left_side=False, lower=False)
-    lu_dot = ew.add(_mm(l, _mask(x, (m, n), -1, lower=True)),
-                    _mm(_mask(x, (m, n), 0, lower=False), u))
-    return [lu, pivots, perm], [lu_dot, _zero_like(pivots), _zero_like(perm)]
+    lu_dot = ew.add(mm(l, mask(x, (m, n), -1, lower=True)),
+                    mm(mask(x, (m, n), 0, lower=False), u))
+    return [lu, pivots, perm], [lu_dot, zero_like(pivots), zero_like(perm)]
 
 
 def _lu_cost(a):
     m, n = a.shape[-2:]
     k = min(m, n)
-    return {"flops": _matrices(a) * (m * n * k - (m + n) * k * k // 2 + k ** 3 // 3),
+    return {"flops": matrices(a) * (m * n * k - (m + n) * k * k // 2 + k ** 3 // 3),
             "bytes": 2 * nbytes(a)}
 
 
 lu_p.abstract_eval = _lu_abstract_eval
 lu_p.impl = checked_impl(_lu_impl, _lu_abstract_eval)
 lu_p.jvp = _lu_jvp
-lu_p.batch = _leading_batch(lu_p)
+lu_p.batch = leading_batch(lu_p)
 lu_p.cost = _lu_cost
 
 lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
@@ -141,6 +141,6 @@ def _pivots_abstract_eval(pivots, *, permutation_size):
 lu_pivots_to_permutation_p.abstract_eval = _pivots_abstract_eval
 lu_pivots_to_permutation_p.impl = checked_impl(_pivots_impl, _pivots_abstract_eval)
 lu_pivots_to_permutation_p.nondifferentiable = True
-lu_pivots_to_permutation_p.batch = _leading_batch(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.batch = leading_batch(lu_pivots_to_permutation_p)
 lu_pivots_to_permutation_p.cost = lambda p, *, permutation_size: {
     "flops": 0, "bytes": nbytes(p) + 4 * (p.size // max(p.shape[-1], 1)) * permutation_size}

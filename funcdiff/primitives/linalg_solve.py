@@ -18,9 +18,9 @@ from funcdiff.errors import DifferentiationError
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives.cards import checked_impl
-from funcdiff.primitives.linalg_common import (_SINGULAR, _check_rhs, _cost, _leading_batch, _mask,
-                                               _mm, _mT, _numerical, _solve_batch, _trace,
-                                               _zero_like, check_matrix)
+from funcdiff.primitives.linalg_common import (SINGULAR, check_rhs, cost, leading_batch, mask,
+                                               mm, mT, numerical, solve_batch, trace,
+                                               zero_like, check_matrix)
 
 
 # --- triangular_solve -------------------------------------------------------------
@@ -49,12 +49,12 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, unit_diagonal
 
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, unit_diagonal):
-    _check_rhs("triangular_solve", a, b, left_side)
+    check_rhs("triangular_solve", a, b, left_side)
     return b
 
 
 def _op(x, transpose_a):
-    return _mT(x) if transpose_a else x
+    return mT(x) if transpose_a else x
 
 
 def _triangular_solve_jvp(primals, tangents, **params):
@@ -67,9 +67,9 @@ def _triangular_solve_jvp(primals, tangents, **params):
         n = get_aval(a).shape[-1]
         lower = params["lower"]
         k = (-1 if lower else 1) if params["unit_diagonal"] else 0
-        a_dot = _mask(a_dot, (n, n), k, lower)
+        a_dot = mask(a_dot, (n, n), k, lower)
         a_dot = _op(a_dot, params["transpose_a"])
-        term = _mm(a_dot, x) if params["left_side"] else _mm(x, a_dot)
+        term = mm(a_dot, x) if params["left_side"] else mm(x, a_dot)
         rhs = ew.neg(term) if rhs is None else ew.sub(rhs, term)
     return x, triangular_solve_p.bind(a, rhs, **params)
 
@@ -84,14 +84,14 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, unit
 
 
 triangular_solve_p.abstract_eval = _triangular_solve_abstract_eval
-triangular_solve_p.impl = _numerical(
+triangular_solve_p.impl = numerical(
     "triangular_solve (used by solve_triangular, cho_solve, lu_solve and the derivatives of "
     "cholesky, qr and lu)", _triangular_solve_impl, _triangular_solve_abstract_eval,
-    _SINGULAR.replace("singular", "singular (a zero on the diagonal)", 1))
+    SINGULAR.replace("singular", "singular (a zero on the diagonal)", 1))
 triangular_solve_p.jvp = _triangular_solve_jvp
 triangular_solve_p.transpose = _triangular_solve_transpose
-triangular_solve_p.batch = _solve_batch(triangular_solve_p)
-triangular_solve_p.cost = _cost(lambda m, n, b: n * n * (b.shape[-1] if b.shape[-2] == n
+triangular_solve_p.batch = solve_batch(triangular_solve_p)
+triangular_solve_p.cost = cost(lambda m, n, b: n * n * (b.shape[-1] if b.shape[-2] == n
                                                           else b.shape[-2]))
 
 
@@ -119,7 +119,7 @@ solve_p = Primitive("solve")
 
 
 def _solve_abstract_eval(a, b):
-    _check_rhs("solve", a, b)
+    check_rhs("solve", a, b)
     return b
 
 
@@ -128,7 +128,7 @@ def _solve_jvp(primals, tangents):
     x = solve_p.bind(a, b)
     rhs = None if type(b_dot) is Zero else b_dot
     if type(a_dot) is not Zero:
-        term = _mm(a_dot, x)
+        term = mm(a_dot, x)
         rhs = ew.neg(term) if rhs is None else ew.sub(rhs, term)
     return x, solve_p.bind(a, rhs)
 
@@ -137,17 +137,17 @@ def _solve_transpose(ct, a, b):
     if is_undefined(a):
         raise DifferentiationError("solve is linear only in its right-hand side b; it cannot "
                                    "be transposed with respect to the matrix a")
-    return [None, solve_p.bind(_mT(a), ct)]
+    return [None, solve_p.bind(mT(a), ct)]
 
 
 solve_p.abstract_eval = _solve_abstract_eval
-solve_p.impl = _numerical(
+solve_p.impl = numerical(
     "solve (used by linalg.solve, linalg.inv and the derivatives of det and slogdet)",
-    np.linalg.solve, _solve_abstract_eval, _SINGULAR)
+    np.linalg.solve, _solve_abstract_eval, SINGULAR)
 solve_p.jvp = _solve_jvp
 solve_p.transpose = _solve_transpose
-solve_p.batch = _solve_batch(solve_p)
-solve_p.cost = _cost(lambda m, n, b: 2 * n ** 3 // 3 + 2 * n * n * b.shape[-1])
+solve_p.batch = solve_batch(solve_p)
+solve_p.cost = cost(lambda m, n, b: 2 * n ** 3 // 3 + 2 * n * n * b.shape[-1])
 
 
 def solve(a, b):
@@ -174,14 +174,14 @@ def _det_jvp(primals, tangents):
     # d det(A) = det(A) tr(A⁻¹ Ȧ); at a singular A the solve raises LinAlgError.
     (a,), (a_dot,) = primals, tangents
     y = det_p.bind(a)
-    return y, ew.mul(y, _trace(solve_p.bind(a, a_dot)))
+    return y, ew.mul(y, trace(solve_p.bind(a, a_dot)))
 
 
 det_p.abstract_eval = _det_abstract_eval
 det_p.impl = checked_impl(lambda a: np.linalg.det(np.asarray(a)), _det_abstract_eval)
 det_p.jvp = _det_jvp
-det_p.batch = _leading_batch(det_p)
-det_p.cost = _cost(lambda m, n: 2 * n ** 3 // 3)
+det_p.batch = leading_batch(det_p)
+det_p.cost = cost(lambda m, n: 2 * n ** 3 // 3)
 
 slogdet_p = Primitive("slogdet", multiple_results=True)
 
@@ -195,12 +195,12 @@ def _slogdet_abstract_eval(a):
 def _slogdet_jvp(primals, tangents):
     (a,), (a_dot,) = primals, tangents
     sign, logabsdet = slogdet_p.bind(a)
-    return [sign, logabsdet], [_zero_like(sign), _trace(solve_p.bind(a, a_dot))]
+    return [sign, logabsdet], [zero_like(sign), trace(solve_p.bind(a, a_dot))]
 
 
 slogdet_p.abstract_eval = _slogdet_abstract_eval
 slogdet_p.impl = checked_impl(lambda a: list(np.linalg.slogdet(np.asarray(a))),
                               _slogdet_abstract_eval)
 slogdet_p.jvp = _slogdet_jvp
-slogdet_p.batch = _leading_batch(slogdet_p)
-slogdet_p.cost = _cost(lambda m, n: 2 * n ** 3 // 3)
+slogdet_p.batch = leading_batch(slogdet_p)
+slogdet_p.cost = cost(lambda m, n: 2 * n ** 3 // 3)

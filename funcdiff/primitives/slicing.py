@@ -32,8 +32,8 @@ from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives.cards import checked_impl, deflinear, nbytes, same_dtype
 from funcdiff.primitives.indexing import gather, scatter
-from funcdiff.primitives.structural import (AXIS_SUM, SLICE, _batch_size, _check_rank, _drop,
-                                            _insert, _int_tuple, _with_batch_at_front, full,
+from funcdiff.primitives.structural import (AXIS_SUM, SLICE, batch_size, check_rank, drop,
+                                            insert, int_tuple, with_batch_at_front, full,
                                             moveaxis, reshape)
 
 
@@ -57,10 +57,10 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
-    _check_rank("slice", "start_indices", start_indices, x)
-    _check_rank("slice", "limit_indices", limit_indices, x)
+    check_rank("slice", "start_indices", start_indices, x)
+    check_rank("slice", "limit_indices", limit_indices, x)
     steps = strides or (1,) * x.ndim
-    _check_rank("slice", "strides", steps, x)
+    check_rank("slice", "strides", steps, x)
     for s, l, st, n in zip(start_indices, limit_indices, steps, x.shape):
         if not 0 <= s <= l <= n or st < 1:
             raise ShapeError(
@@ -84,9 +84,9 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
     (x,), (d,) = vals, dims
     size = get_aval(x).shape[d]
-    return slice(x, start_indices=_insert(start_indices, d, 0),
-                 limit_indices=_insert(limit_indices, d, size),
-                 strides=None if strides is None else _insert(strides, d, 1)), d
+    return slice(x, start_indices=insert(start_indices, d, 0),
+                 limit_indices=insert(limit_indices, d, size),
+                 strides=None if strides is None else insert(strides, d, 1)), d
 
 
 def _slice_cost(x, *, start_indices, limit_indices, strides):
@@ -128,11 +128,11 @@ def slice(x, *, start_indices, limit_indices, strides=None):
     array([1, 4, 7])
     """
     if strides is not None:
-        strides = _int_tuple(strides)
+        strides = int_tuple(strides)
         if all(s == 1 for s in strides):
             strides = None
-    return bind(slice_p, x, start_indices=_int_tuple(start_indices),
-                limit_indices=_int_tuple(limit_indices), strides=strides)
+    return bind(slice_p, x, start_indices=int_tuple(start_indices),
+                limit_indices=int_tuple(limit_indices), strides=strides)
 
 
 # --- pad --------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     same_dtype("pad", x, padding_value)
     if padding_value.ndim != 0:
         raise ShapeError(f"pad needs a 0-d padding_value, but got {padding_value.str_short()}")
-    _check_rank("pad", "padding_config", padding_config, x)
+    check_rank("pad", "padding_config", padding_config, x)
     shape = []
     for n, (lo, hi, interior) in zip(x.shape, padding_config):
         size = lo + hi + n + max(n - 1, 0) * interior
@@ -192,7 +192,7 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
 def _pad_batch(vals, dims, *, padding_config):
     (x, padding_value), (dx, dp) = vals, dims
     if dp is None:
-        return pad(x, padding_value, padding_config=_insert(padding_config, dx, (0, 0, 0))), dx
+        return pad(x, padding_value, padding_config=insert(padding_config, dx, (0, 0, 0))), dx
     # A per-member padding value: pad with zeros, then add value * (mask of padded positions).
     dtype = get_aval(padding_value).dtype
     zero, one = np.zeros((), dtype), np.ones((), dtype)
@@ -241,7 +241,7 @@ def pad(x, padding_value, *, padding_config):
     if type(padding_value) in (int, float, bool):
         padding_value = np.asarray(padding_value, dtype=get_aval(x).dtype)
     return bind(pad_p, x, padding_value,
-                padding_config=tuple(_int_tuple(c) for c in padding_config))
+                padding_config=tuple(int_tuple(c) for c in padding_config))
 
 
 # --- dynamic_slice and dynamic_update_slice ---------------------------------------
@@ -306,7 +306,7 @@ def _dynamic_slice_impl(x, *start_indices, slice_sizes):
 
 def _dynamic_slice_abstract_eval(x, *start_indices, slice_sizes):
     _check_start_indices("dynamic_slice", x, start_indices)
-    _check_rank("dynamic_slice", "slice_sizes", slice_sizes, x)
+    check_rank("dynamic_slice", "slice_sizes", slice_sizes, x)
     if any(not 0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
         raise ShapeError(f"dynamic_slice of {x.str_short()} needs 0 <= slice_sizes <= "
                          f"the operand's shape {x.shape}, but got {slice_sizes}")
@@ -322,11 +322,11 @@ def _dynamic_slice_batch(vals, dims, *, slice_sizes):
     (x, *starts), (dx, *dstarts) = vals, dims
     if dx is not None and all(d is None for d in dstarts):
         size = get_aval(x).shape[dx]
-        return dynamic_slice(x, *_insert(tuple(starts), dx, 0),
-                             slice_sizes=_insert(slice_sizes, dx, size)), dx
+        return dynamic_slice(x, *insert(tuple(starts), dx, 0),
+                             slice_sizes=insert(slice_sizes, dx, size)), dx
     # Starts differ per member: gather each member's window from the flattened operand.
-    size = _batch_size(vals, dims)
-    shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
+    size = batch_size(vals, dims)
+    shape = get_aval(x).shape if dx is None else drop(get_aval(x).shape, dx)
     n = math.prod(shape)
     flat = reshape(x if dx is None else moveaxis(x, dx, 0),
                    new_sizes=(n if dx is None else size * n,))
@@ -366,7 +366,7 @@ def dynamic_slice(x, *start_indices, slice_sizes):
     >>> dynamic_slice(np.arange(5), np.int64(4), slice_sizes=(2,))
     array([3, 4])
     """
-    return bind(dynamic_slice_p, x, *start_indices, slice_sizes=_int_tuple(slice_sizes))
+    return bind(dynamic_slice_p, x, *start_indices, slice_sizes=int_tuple(slice_sizes))
 
 
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -402,15 +402,15 @@ def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
 
 def _dynamic_update_slice_batch(vals, dims):
     (x, update, *starts), (dx, du, *dstarts) = vals, dims
-    size = _batch_size(vals, dims)
+    size = batch_size(vals, dims)
     if all(d is None for d in dstarts):
-        return dynamic_update_slice(_with_batch_at_front(x, dx, size),
-                                    _with_batch_at_front(update, du, size), 0, *starts), 0
+        return dynamic_update_slice(with_batch_at_front(x, dx, size),
+                                    with_batch_at_front(update, du, size), 0, *starts), 0
     # Starts differ per member: scatter each member's window into the flattened operand.
-    shape = get_aval(x).shape if dx is None else _drop(get_aval(x).shape, dx)
+    shape = get_aval(x).shape if dx is None else drop(get_aval(x).shape, dx)
     n = math.prod(shape)
-    flat = reshape(_with_batch_at_front(x, dx, size), new_sizes=(size * n,))
-    update = _with_batch_at_front(update, du, size)
+    flat = reshape(with_batch_at_front(x, dx, size), new_sizes=(size * n,))
+    update = with_batch_at_front(update, du, size)
     positions = _window_positions(starts, dstarts, shape, get_aval(update).shape[1:], size, n)
     out = scatter(flat, positions, update, axis=0)
     return reshape(out, new_sizes=(size,) + shape), 0

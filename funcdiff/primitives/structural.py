@@ -46,7 +46,7 @@ def _checked_impl(prim: Primitive, impl):
     return checked_impl(impl, prim)
 
 
-def _int_tuple(values) -> tuple[int, ...]:
+def int_tuple(values) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
@@ -73,25 +73,25 @@ def _check_axes(name: str, axes: tuple, ndim: int) -> None:
                         "axes and normalises them.")
 
 
-def _check_rank(name: str, what: str, values: tuple, x: ShapedArray) -> None:
+def check_rank(name: str, what: str, values: tuple, x: ShapedArray) -> None:
     if len(values) != x.ndim:
         raise ShapeError(f"{name} needs one entry of {what} per axis of its operand "
                          f"{x.str_short()} ({x.ndim}), but got {what}={values}")
 
 
-def _insert(values: tuple, position: int, value) -> tuple:
+def insert(values: tuple, position: int, value) -> tuple:
     return values[:position] + (value,) + values[position:]
 
 
-def _drop(values: tuple, position: int) -> tuple:
+def drop(values: tuple, position: int) -> tuple:
     return values[:position] + values[position + 1:]
 
 
-def _batch_size(vals, dims) -> int:
+def batch_size(vals, dims) -> int:
     return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
 
 
-def _with_batch_at_front(x, bdim, size):
+def with_batch_at_front(x, bdim, size):
     """``x`` with its batch axis at 0; an unbatched ``x`` is broadcast to ``size``."""
     if bdim is None:
         shape = get_aval(x).shape
@@ -506,7 +506,7 @@ def _concatenate_abstract_eval(*xs, dimension):
             raise ShapeError(
                 f"concatenate along dimension {dimension} needs operands whose other "
                 f"dimensions agree, but got shapes {', '.join(str(y.shape) for y in xs)}")
-    shape = _insert(tuple(s for i, s in enumerate(x0.shape) if i != dimension), dimension,
+    shape = insert(tuple(s for i, s in enumerate(x0.shape) if i != dimension), dimension,
                     sum(x.shape[dimension] for x in xs))
     return ShapedArray(shape, dtype)
 
@@ -528,8 +528,8 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 def _concatenate_batch(vals, dims, *, dimension):
-    size = _batch_size(vals, dims)
-    moved = [_with_batch_at_front(v, d, size) for v, d in zip(vals, dims)]
+    size = batch_size(vals, dims)
+    moved = [with_batch_at_front(v, d, size) for v, d in zip(vals, dims)]
     return concatenate(*moved, dimension=dimension + 1), 0
 
 

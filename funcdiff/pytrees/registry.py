@@ -4,12 +4,12 @@ Containers are recognised by a dict lookup on `type(x)` in a registry of node
 types (tuple, list, dict, OrderedDict, None, and whatever `register_pytree_node`
 / `register_dataclass` add); namedtuples are recognised by their `_fields`.
 Everything else -- arrays, scalars, tracers -- is a leaf. None is a node with
-no children, so it is never a leaf. Each node type has a `_NodeKind`: how to
+no children, so it is never a leaf. Each node type has a `NodeKind`: how to
 take one node apart, put it back together, and print it.
 
-The walks over whole trees that use those kinds live here too: `_flatten_into`
-turns a tree into its leaves and a structure node, `_build` puts leaves back
-into one, `_node_str` prints one. `PyTreeDef` (in `funcdiff.pytrees.treedef`) wraps a
+The walks over whole trees that use those kinds live here too: `flatten_into`
+turns a tree into its leaves and a structure node, `build` puts leaves back
+into one, `node_str` prints one. `PyTreeDef` (in `funcdiff.pytrees.treedef`) wraps a
 structure node; `funcdiff.tree_util`, the public entry point, re-exports the
 registration functions.
 """
@@ -29,7 +29,7 @@ class PyTreeRegistrationError(FunctionalDiffError, ValueError):
     """A pytree node type was registered twice, or its registration cannot work."""
 
 
-class _LeafMarker:
+class LeafMarker:
     """Stands for one leaf inside a structure; prints as `*`."""
     __slots__ = ()
 
@@ -37,31 +37,31 @@ class _LeafMarker:
         return "*"
 
 
-# A structure node is `_LEAF` or the tuple (node_type, aux_data, child_nodes).
+# A structure node is `LEAF` or the tuple (node_type, aux_data, child_nodes).
 # Plain nested tuples make equality and hashing of whole structures run in C.
-_LEAF = _LeafMarker()
+LEAF = LeafMarker()
 
 
-def _index_labels(aux: Any, num_children: int) -> list[str]:
+def index_labels(aux: Any, num_children: int) -> list[str]:
     return [f"[{i}]" for i in range(num_children)]
 
 
-class _NodeKind:
+class NodeKind:
     """How to take one node type apart, put it back together, and print it."""
     __slots__ = ("flatten", "unflatten", "describe", "child_labels")
 
-    def __init__(self, flatten, unflatten, describe, child_labels=_index_labels):
+    def __init__(self, flatten, unflatten, describe, child_labels=index_labels):
         self.flatten = flatten            # x -> (children, aux_data)
         self.unflatten = unflatten        # (aux_data, children) -> x
         self.describe = describe          # (aux_data, child strings) -> str
         self.child_labels = child_labels  # (aux_data, n) -> path labels for errors
 
 
-def _dict_str(keys: tuple, children: list[str]) -> str:
+def dict_str(keys: tuple, children: list[str]) -> str:
     return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(keys, children)) + "}"
 
 
-def _sorted_keys(d: dict) -> tuple:
+def sorted_keys(d: dict) -> tuple:
     # Sorting makes {'a': 1, 'b': 2} and {'b': 2, 'a': 1} the same structure.
     try:
         return tuple(sorted(d))
@@ -72,82 +72,82 @@ def _sorted_keys(d: dict) -> tuple:
         ) from None
 
 
-def _flatten_dict(d: dict) -> tuple[list, tuple]:
-    keys = _sorted_keys(d)
+def flatten_dict(d: dict) -> tuple[list, tuple]:
+    keys = sorted_keys(d)
     return [d[k] for k in keys], keys
 
 
-def _key_labels(keys: tuple, num_children: int) -> list[str]:
+def key_labels(keys: tuple, num_children: int) -> list[str]:
     return [f"[{k!r}]" for k in keys]
 
 
-_registry: dict[type, _NodeKind] = {
-    tuple: _NodeKind(lambda t: (t, None), lambda _, ch: tuple(ch),
+registry: dict[type, NodeKind] = {
+    tuple: NodeKind(lambda t: (t, None), lambda _, ch: tuple(ch),
                      lambda _, cs: "(" + ", ".join(cs) + ("," if len(cs) == 1 else "") + ")"),
-    list: _NodeKind(lambda l: (l, None), lambda _, ch: list(ch),
+    list: NodeKind(lambda l: (l, None), lambda _, ch: list(ch),
                     lambda _, cs: "[" + ", ".join(cs) + "]"),
-    dict: _NodeKind(_flatten_dict, lambda keys, ch: dict(zip(keys, ch)), _dict_str, _key_labels),
-    type(None): _NodeKind(lambda _: ((), None), lambda _, ch: None, lambda _, cs: "None"),
+    dict: NodeKind(flatten_dict, lambda keys, ch: dict(zip(keys, ch)), dict_str, key_labels),
+    type(None): NodeKind(lambda _: ((), None), lambda _, ch: None, lambda _, cs: "None"),
     # An OrderedDict's order is part of its value, so it is kept, not sorted.
-    collections.OrderedDict: _NodeKind(
+    collections.OrderedDict: NodeKind(
         lambda d: (list(d.values()), tuple(d)),
         lambda keys, ch: collections.OrderedDict(zip(keys, ch)),
-        lambda keys, cs: f"OrderedDict({_dict_str(keys, cs)})", _key_labels),
+        lambda keys, cs: f"OrderedDict({dict_str(keys, cs)})", key_labels),
 }
 
 # Namedtuples are not registered one by one: aux_data is the namedtuple class.
-_NAMEDTUPLE = _NodeKind(
+NAMEDTUPLE = NodeKind(
     lambda t: (t, type(t)),
     lambda cls, ch: cls(*ch),
     lambda cls, cs: f"{cls.__name__}(" + ", ".join(f"{f}={c}" for f, c in zip(cls._fields, cs)) + ")",
     lambda cls, n: [f".{f}" for f in cls._fields])
 
 
-def _kind_of(node: tuple) -> _NodeKind:
-    return _registry.get(node[0], _NAMEDTUPLE)
+def kind_of(node: tuple) -> NodeKind:
+    return registry.get(node[0], NAMEDTUPLE)
 
 
-def _flatten_into(tree: Any, leaves: list, is_leaf: IsLeaf) -> Any:
+def flatten_into(tree: Any, leaves: list, is_leaf: IsLeaf) -> Any:
     """Appends the leaves of `tree` to `leaves`; returns its structure node."""
     if is_leaf is not None and is_leaf(tree):
         leaves.append(tree)
-        return _LEAF
+        return LEAF
     node_type = type(tree)
-    kind = _registry.get(node_type)
+    kind = registry.get(node_type)
     if kind is None:
         if not (isinstance(tree, tuple) and hasattr(node_type, "_fields")):
             leaves.append(tree)
-            return _LEAF
-        kind = _NAMEDTUPLE
+            return LEAF
+        kind = NAMEDTUPLE
     children, aux = kind.flatten(tree)
-    return (node_type, aux, tuple([_flatten_into(c, leaves, is_leaf) for c in children]))
+    return (node_type, aux, tuple([flatten_into(c, leaves, is_leaf) for c in children]))
 
 
-def _build(node: Any, leaves: Iterable) -> Any:
-    """Inverse of `_flatten_into`; `leaves` is an iterator with enough items."""
-    if node is _LEAF:
+def build(node: Any, leaves: Iterable) -> Any:
+    """Inverse of `flatten_into`; `leaves` is an iterator with enough items."""
+    if node is LEAF:
         return next(leaves)
-    return _kind_of(node).unflatten(node[1], [_build(c, leaves) for c in node[2]])
+    return kind_of(node).unflatten(node[1], [build(c, leaves) for c in node[2]])
 
 
-def _count_leaves(node: Any) -> int:
-    return 1 if node is _LEAF else sum(_count_leaves(c) for c in node[2])
+def count_leaves(node: Any) -> int:
+    return 1 if node is LEAF else sum(count_leaves(c) for c in node[2])
 
 
-def _node_str(node: Any) -> str:
-    if node is _LEAF:
+def node_str(node: Any) -> str:
+    if node is LEAF:
         return "*"
-    return _kind_of(node).describe(node[1], [_node_str(c) for c in node[2]])
+    return kind_of(node).describe(node[1], [node_str(c) for c in node[2]])
 
 
-def _add_node_kind(node_type: Any, kind: _NodeKind, caller: str) -> None:
+def add_node_kind(node_type: Any, kind: NodeKind, caller: str) -> None:
     if not isinstance(node_type, type):
         raise PyTreeRegistrationError(f"{caller}: expected a class, got {node_type!r}.")
-    if node_type in _registry:
+    if node_type in registry:
         raise PyTreeRegistrationError(
             f"{caller}: {node_type.__qualname__} is already a pytree node type. A type can be "
             "registered only once; register it in one place (e.g. next to its class definition).")
-    _registry[node_type] = kind
+    registry[node_type] = kind
 
 
 def register_pytree_node(node_type: type, flatten_fn: Callable[[Any], tuple[Iterable[Any], Hashable]],
@@ -177,7 +177,7 @@ def register_pytree_node(node_type: type, flatten_fn: Callable[[Any], tuple[Iter
             f"register_pytree_node: flatten_fn and unflatten_fn must be callable, got "
             f"{flatten_fn!r} and {unflatten_fn!r}.")
     name = getattr(node_type, "__name__", repr(node_type))
-    _add_node_kind(node_type, _NodeKind(
+    add_node_kind(node_type, NodeKind(
         flatten_fn, unflatten_fn,
         lambda aux, cs: f"CustomNode({name}[{aux!r}], [{', '.join(cs)}])"), "register_pytree_node")
 
@@ -233,7 +233,7 @@ def register_dataclass(cls: Optional[type] = None, *, data_fields: Optional[Iter
         return f"{cls.__name__}({', '.join(f'{n}={c}' for n, c in zip(data, cs))}" + \
             (f"; {static})" if static else ")")
 
-    _add_node_kind(cls, _NodeKind(
+    add_node_kind(cls, NodeKind(
         lambda x: ([getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)),
         lambda meta_values, ch: cls(**dict(zip(data, ch)), **dict(zip(meta, meta_values))),
         describe, lambda meta_values, num_children: [f".{n}" for n in data]), "register_dataclass")

@@ -3,7 +3,7 @@
 `tree_flatten` turns a pytree into its list of leaves plus a `PyTreeDef`: an
 immutable, hashable record of the containers around the leaves, which jit uses
 as a cache key and `tree_unflatten` uses to rebuild the tree. When two
-structures that should agree do not, `_mismatch` builds the error that shows
+structures that should agree do not, `mismatch` builds the error that shows
 both and where they first differ. The node types a structure is made of are in
 `funcdiff.pytrees.registry`; `funcdiff.tree_util`, the public entry point,
 re-exports everything here.
@@ -12,35 +12,35 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from funcdiff.pytrees.registry import (IsLeaf, PyTreeRegistrationError, _LEAF, _build,
-                                     _count_leaves, _flatten_into, _kind_of, _node_str)
+from funcdiff.pytrees.registry import (IsLeaf, PyTreeRegistrationError, LEAF, build,
+                                     count_leaves, flatten_into, kind_of, node_str)
 from funcdiff.errors import TreeStructureError
 
 
-def _same_kind(a: Any, b: Any) -> bool:
+def same_kind(a: Any, b: Any) -> bool:
     """True when two non-leaf nodes agree on everything but their children's contents."""
-    return (b is not _LEAF and a[0] is b[0] and len(a[2]) == len(b[2]) and a[1] == b[1])
+    return (b is not LEAF and a[0] is b[0] and len(a[2]) == len(b[2]) and a[1] == b[1])
 
 
-def _first_difference(a: Any, b: Any, prefix_ok: bool, path: str = "") -> Optional[str]:
+def first_difference(a: Any, b: Any, prefix_ok: bool, path: str = "") -> Optional[str]:
     """Where structures `a` and `b` first differ, or None; a leaf of `a` may cover
     a whole subtree of `b` when `prefix_ok`."""
-    if a is _LEAF and (prefix_ok or b is _LEAF):
+    if a is LEAF and (prefix_ok or b is LEAF):
         return None
-    if a is _LEAF or not _same_kind(a, b):
-        return f"at {path or 'the root'}: {_node_str(a)} vs {_node_str(b)}"
-    labels = _kind_of(a).child_labels(a[1], len(a[2]))
+    if a is LEAF or not same_kind(a, b):
+        return f"at {path or 'the root'}: {node_str(a)} vs {node_str(b)}"
+    labels = kind_of(a).child_labels(a[1], len(a[2]))
     for label, child_a, child_b in zip(labels, a[2], b[2]):
-        found = _first_difference(child_a, child_b, prefix_ok, path + label)
+        found = first_difference(child_a, child_b, prefix_ok, path + label)
         if found:
             return found
     return None
 
 
-def _mismatch(summary: str, names: tuple[str, str], defs: tuple[PyTreeDef, PyTreeDef],
+def mismatch(summary: str, names: tuple[str, str], defs: tuple[PyTreeDef, PyTreeDef],
               fix: str, prefix_ok: bool = False) -> TreeStructureError:
     width = max(map(len, names))
-    where = _first_difference(defs[0]._node, defs[1]._node, prefix_ok)
+    where = first_difference(defs[0]._node, defs[1]._node, prefix_ok)
     return TreeStructureError(
         f"{summary}\n  {names[0]:<{width}} : {defs[0]}\n  {names[1]:<{width}} : {defs[1]}\n"
         f"  first difference {where}\n{fix}")
@@ -73,7 +73,7 @@ class PyTreeDef:
     def num_nodes(self) -> int:
         """Number of nodes, counting containers, None and leaves."""
         def count(node):
-            return 1 if node is _LEAF else 1 + sum(count(c) for c in node[2])
+            return 1 if node is LEAF else 1 + sum(count(c) for c in node[2])
         return count(self._node)
 
     def leaf_paths(self) -> list[str]:
@@ -87,10 +87,10 @@ class PyTreeDef:
         paths: list[str] = []
 
         def walk(node, path):
-            if node is _LEAF:
+            if node is LEAF:
                 paths.append(path)
                 return
-            labels = _kind_of(node).child_labels(node[1], len(node[2]))
+            labels = kind_of(node).child_labels(node[1], len(node[2]))
             for label, child in zip(labels, node[2]):
                 walk(child, path + label)
         walk(self._node, "")
@@ -98,9 +98,9 @@ class PyTreeDef:
 
     def children(self) -> list[PyTreeDef]:
         """Structures of the direct children (empty for a leaf)."""
-        if self._node is _LEAF:
+        if self._node is LEAF:
             return []
-        return [PyTreeDef(c, _count_leaves(c)) for c in self._node[2]]
+        return [PyTreeDef(c, count_leaves(c)) for c in self._node[2]]
 
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         """Same as `tree_unflatten(self, leaves)`."""
@@ -127,7 +127,7 @@ class PyTreeDef:
         return self._hash
 
     def __repr__(self) -> str:
-        return f"PyTreeDef({_node_str(self._node)})"
+        return f"PyTreeDef({node_str(self._node)})"
 
 
 def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Any], PyTreeDef]:
@@ -151,7 +151,7 @@ def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Any], PyTreeDe
       PyTreeDef((*, {'a': None, 'b': [*, *]}))
     """
     leaves: list[Any] = []
-    node = _flatten_into(tree, leaves, is_leaf)
+    node = flatten_into(tree, leaves, is_leaf)
     return leaves, PyTreeDef(node, len(leaves))
 
 
@@ -179,7 +179,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
             f"{len(leaves)} leaves were given.\n  structure : {treedef}\n"
             f"  given     : a sequence of {len(leaves)} leaves\n"
             f"Pass exactly one leaf per '*', in the order tree_flatten returned them.")
-    return _build(treedef._node, iter(leaves))
+    return build(treedef._node, iter(leaves))
 
 
 def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
@@ -197,7 +197,7 @@ def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
       [1, 2, 3]
     """
     leaves: list[Any] = []
-    _flatten_into(tree, leaves, is_leaf)
+    flatten_into(tree, leaves, is_leaf)
     return leaves
 
 
@@ -231,4 +231,4 @@ def treedef_is_leaf(treedef: PyTreeDef) -> bool:
       >>> treedef_is_leaf(tree_structure(1.0)), treedef_is_leaf(tree_structure(None))
       (True, False)
     """
-    return treedef._node is _LEAF
+    return treedef._node is LEAF

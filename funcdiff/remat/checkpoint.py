@@ -31,9 +31,9 @@ import weakref
 from typing import Any, Callable, Sequence
 
 from funcdiff import core
-from funcdiff.remat.policies import _resolve_policy, checkpoint_name, checkpoint_policies
+from funcdiff.remat.policies import resolve_policy, checkpoint_name, checkpoint_policies
 from funcdiff.remat.sources import (  # noqa: F401  current_source: for funcdiff.inspect
-    _with_sources, current_source, eval_with_sources, stage_with_sources)
+    with_sources, current_source, eval_with_sources, stage_with_sources)
 from funcdiff.remat.split import remat_split
 from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
@@ -79,7 +79,7 @@ def _jvp_program(closed: ClosedJaxpr, mask: tuple[bool, ...]):
 
 def _linearizing(tangents: Sequence[Any]) -> bool:
     """Whether the tangents are being staged by linearize (not by jit's staging)."""
-    return any(isinstance(t, JaxprTracer) and t._trace.main not in core._dynamic
+    return any(isinstance(t, JaxprTracer) and t._trace.main not in core.dynamic
                for t in tangents)
 
 
@@ -221,7 +221,7 @@ def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: 
     >>> np.allclose(g, np.cos(np.sin([0.5, 1.0])) * np.cos([0.5, 1.0]))
     True
     """
-    pol = _resolve_policy(policy)
+    pol = resolve_policy(policy)
     if fun is None:
         return functools.partial(checkpoint, policy=pol, prevent_cse=prevent_cse,
                                  static_argnums=static_argnums)
@@ -263,7 +263,7 @@ def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: 
             raise ConcretizationError(f"checkpoint stages {name} into a program, so it cannot "
                                       f"branch in Python on traced values: {e}") from None
         closed, consts = closure_convert(staged)
-        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=_with_sources(closed, staged),
+        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=with_sources(closed, staged),
                     policy=pol, name=name)
         return tree_unflatten(store["out_tree"], outs)
     return checkpointed

@@ -109,7 +109,7 @@ _NAMED_POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
                    "dots_with_no_batch_dims_saveable")
 
 
-def _resolve_policy(policy: Any) -> Policy:
+def resolve_policy(policy: Any) -> Policy:
     if policy is None:
         return checkpoint_policies.nothing_saveable
     if isinstance(policy, Policy):

@@ -37,7 +37,7 @@ class _SourceTrace(JaxprTrace):
     def process_primitive(self, primitive, tracers, params):
         out = super().process_primitive(primitive, tracers, params)
         lines = self.main.global_data.lines
-        lines[id(self.builder.eqns[-1])] = current_source() or core._user_frame()
+        lines[id(self.builder.eqns[-1])] = current_source() or core.user_frame()
         return out
 
 
@@ -53,7 +53,7 @@ def stage_with_sources(fun: Callable, avals: Sequence) -> ClosedJaxpr:
     return closed
 
 
-def _with_sources(closed: ClosedJaxpr, like: ClosedJaxpr) -> ClosedJaxpr:
+def with_sources(closed: ClosedJaxpr, like: ClosedJaxpr) -> ClosedJaxpr:
     """Register for ``closed`` (sharing equations with ``like``) the lines of ``like``."""
     if like in _sources:
         _sources[closed] = _sources[like]

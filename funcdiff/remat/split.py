@@ -15,7 +15,7 @@ so does the eager tape's plan of a primitive without a reverse rule of its own
 from __future__ import annotations
 
 from funcdiff.remat.policies import Policy
-from funcdiff.remat.sources import _with_sources, eval_with_sources, stage_with_sources
+from funcdiff.remat.sources import with_sources, eval_with_sources, stage_with_sources
 from funcdiff.interpreters import tape_programs
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import eliminate_dead_code
@@ -83,7 +83,7 @@ def remat_split(closed: ClosedJaxpr, mask: tuple[bool, ...], policy: Policy | No
     saved_list = [v for e in fj.eqns for v in e.outvars if v in saved]
     fwd = ClosedJaxpr(Jaxpr(fj.constvars, fj.invars, fj.eqns, fj.outvars[:n_out] + saved_list),
                       full.consts)
-    fwd = _with_sources(eliminate_dead_code(fwd), full)
+    fwd = with_sources(eliminate_dead_code(fwd), full)
 
     subst = {lj.constvars[i]: atom for i, atom in zip(res_idx, res_atoms)}
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 
 from funcdiff.primitives import elementwise as ew
-from funcdiff.scipy._special_util import _c, _floats
+from funcdiff.scipy._special_util import c, floats
 
-_SQRT2 = math.sqrt(2.0)
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-_LOG_NDTR_LOWER = -20.0  # below this log_ndtr uses the asymptotic series (as JAX does;
+SQRT2 = math.sqrt(2.0)
+HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+LOG_NDTR_LOWER = -20.0  # below this log_ndtr uses the asymptotic series (as JAX does;
                          # -10 in float32)
-_LOG_NDTR_TERMS = 10
+LOG_NDTR_TERMS = 10
 
 
 def erf(x):
@@ -36,7 +36,7 @@ def erf(x):
     >>> round(float(fd.grad(special.erf)(0.0)), 10)  # 2 / sqrt(pi)
     1.1283791671
     """
-    (x,) = _floats("erf", x)
+    (x,) = floats("erf", x)
     return ew.erf(x)
 
 
@@ -47,7 +47,7 @@ def erfc(x):
     >>> float(special.erfc(10.0)) > 0
     True
     """
-    (x,) = _floats("erfc", x)
+    (x,) = floats("erfc", x)
     return ew.erfc(x)
 
 
@@ -58,7 +58,7 @@ def erfinv(y):
     >>> round(float(special.erfinv(special.erf(0.3))), 12)
     0.3
     """
-    (y,) = _floats("erfinv", y)
+    (y,) = floats("erfinv", y)
     return ew.erf_inv(y)
 
 
@@ -72,8 +72,8 @@ def ndtr(x):
     >>> float(special.ndtr(0.0))
     0.5
     """
-    (x,) = _floats("ndtr", x)
-    return ew.mul(_c(x, 0.5), ew.erfc(ew.mul(x, _c(x, -1 / _SQRT2))))
+    (x,) = floats("ndtr", x)
+    return ew.mul(c(x, 0.5), ew.erfc(ew.mul(x, c(x, -1 / SQRT2))))
 
 
 def ndtri(p):
@@ -83,19 +83,19 @@ def ndtri(p):
     >>> round(float(special.ndtri(0.975)), 6)
     1.959964
     """
-    (p,) = _floats("ndtri", p)
-    return ew.mul(_c(p, _SQRT2), ew.erf_inv(ew.sub(ew.mul(_c(p, 2), p), _c(p, 1))))
+    (p,) = floats("ndtri", p)
+    return ew.mul(c(p, SQRT2), ew.erf_inv(ew.sub(ew.mul(c(p, 2), p), c(p, 1))))
 
 
-def _log_ndtr_asymptotic(z):
+def log_ndtr_asymptotic(z):
     """log Phi(z) for z <= -20 (-10 in float32): log(phi(z) / -z) + log of the series
     1 - 1/z^2 + 3/z^4 - 15/z^6 + ..."""
-    inv_z2 = ew.div(_c(z, 1), ew.mul(z, z))
-    series, term = _c(z, 1), _c(z, 1)
-    for k in range(1, _LOG_NDTR_TERMS + 1):
-        term = ew.mul(term, ew.mul(inv_z2, _c(z, -(2 * k - 1))))
+    inv_z2 = ew.div(c(z, 1), ew.mul(z, z))
+    series, term = c(z, 1), c(z, 1)
+    for k in range(1, LOG_NDTR_TERMS + 1):
+        term = ew.mul(term, ew.mul(inv_z2, c(z, -(2 * k - 1))))
         series = ew.add(series, term)
-    log_pdf = ew.sub(ew.mul(_c(z, -0.5), ew.mul(z, z)), _c(z, _HALF_LOG_2PI))
+    log_pdf = ew.sub(ew.mul(c(z, -0.5), ew.mul(z, z)), c(z, HALF_LOG_2PI))
     return ew.add(ew.sub(log_pdf, ew.log(ew.neg(z))), ew.log(series))
 
 
@@ -112,9 +112,9 @@ def log_ndtr(x):
     >>> round(float(special.log_ndtr(-40.0)), 6)
     -804.608442
     """
-    (x,) = _floats("log_ndtr", x)
+    (x,) = floats("log_ndtr", x)
     # ndtr underflows near -37 in float64 but near -13 in float32
-    zero, lower = _c(x, 0), _c(x, _LOG_NDTR_LOWER if x.dtype.itemsize >= 8 else -10.0)
+    zero, lower = c(x, 0), c(x, LOG_NDTR_LOWER if x.dtype.itemsize >= 8 else -10.0)
     positive = ew.gt(x, zero)
     far_left = ew.lt(x, lower)
     x_pos = ew.select(positive, x, zero)
@@ -122,5 +122,5 @@ def log_ndtr(x):
     x_left = ew.select(far_left, x, lower)
     right = ew.log1p(ew.neg(ndtr(ew.neg(x_pos))))
     middle = ew.log(ndtr(x_mid))
-    left = _log_ndtr_asymptotic(x_left)
+    left = log_ndtr_asymptotic(x_left)
     return ew.select(positive, right, ew.select(far_left, left, middle))

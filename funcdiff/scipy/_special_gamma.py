@@ -17,7 +17,7 @@ from funcdiff.core import concrete_value
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
-from funcdiff.scipy._special_util import _c, _floats
+from funcdiff.scipy._special_util import c, floats
 import funcdiff.numpy as fnp
 
 
@@ -28,7 +28,7 @@ def gammaln(x):
     >>> round(float(special.gammaln(5.0)), 12) == round(math.log(24.0), 12)
     True
     """
-    (x,) = _floats("gammaln", x)
+    (x,) = floats("gammaln", x)
     return ew.lgamma(x)
 
 
@@ -39,14 +39,14 @@ def digamma(x):
     >>> round(float(special.digamma(1.0)), 12)  # -Euler's gamma
     -0.577215664902
     """
-    (x,) = _floats("digamma", x)
+    (x,) = floats("digamma", x)
     return ew.digamma(x)
 
 
 psi = digamma
 
 
-def _static_order(n: Any) -> Any:
+def static_order(n: Any) -> Any:
     """polygamma's order: a Python int, or a concrete integer array."""
     try:
         n = concrete_value(n, "funcdiff.scipy.special.polygamma's order n")
@@ -65,7 +65,7 @@ def _static_order(n: Any) -> Any:
     return arr
 
 
-def _polygamma_of_order(order: int, x):
+def polygamma_of_order(order: int, x):
     return ew.digamma(x) if order == 0 else ew.polygamma(x, order=order)
 
 
@@ -88,24 +88,24 @@ def polygamma(n, x):
     >>> round(float(special.polygamma(1, 1.0)), 12)  # pi**2 / 6
     1.644934066848
     """
-    orders = _static_order(n)
-    (x,) = _floats("polygamma", x)
+    orders = static_order(n)
+    (x,) = floats("polygamma", x)
     if orders.ndim == 0:
-        return _polygamma_of_order(int(orders), x)
+        return polygamma_of_order(int(orders), x)
     shape = np.broadcast_shapes(orders.shape, _util.shape_of(x))
     x = fnp.broadcast_to(x, shape)
     orders = np.broadcast_to(orders, shape)
     out = fnp.zeros(shape, x.dtype)
     for order in np.unique(orders):
-        out = fnp.where(orders == order, _polygamma_of_order(int(order), x), out)
+        out = fnp.where(orders == order, polygamma_of_order(int(order), x), out)
     return out
 
 
-def _gamma_sign(x):
+def gamma_sign(x):
     """The sign of Gamma(x): -1 where x < 0 and floor(x) is odd, else +1 (no derivative)."""
-    odd = ew.ne(ew.rem(ew.floor(x), _c(x, 2)), _c(x, 0))
-    negative = ew.and_(ew.lt(x, _c(x, 0)), odd)
-    return ew.select(negative, _c(x, -1), _c(x, 1))
+    odd = ew.ne(ew.rem(ew.floor(x), c(x, 2)), c(x, 0))
+    negative = ew.and_(ew.lt(x, c(x, 0)), odd)
+    return ew.select(negative, c(x, -1), c(x, 1))
 
 
 def gamma(x):
@@ -117,11 +117,11 @@ def gamma(x):
     >>> round(float(special.gamma(-0.5)), 9)  # -2 sqrt(pi)
     -3.544907702
     """
-    (x,) = _floats("gamma", x)
-    out = ew.mul(_gamma_sign(x), ew.exp(ew.lgamma(x)))
+    (x,) = floats("gamma", x)
+    out = ew.mul(gamma_sign(x), ew.exp(ew.lgamma(x)))
     # the negative integers are poles with no sign (scipy: NaN); 0 gives +inf
-    pole = ew.and_(ew.lt(x, _c(x, 0)), ew.eq(x, ew.floor(x)))
-    return ew.select(pole, _c(x, np.nan), out)
+    pole = ew.and_(ew.lt(x, c(x, 0)), ew.eq(x, ew.floor(x)))
+    return ew.select(pole, c(x, np.nan), out)
 
 
 def betaln(a, b):
@@ -131,7 +131,7 @@ def betaln(a, b):
     >>> round(float(special.betaln(2.0, 3.0)), 12) == round(math.log(1 / 12), 12)
     True
     """
-    a, b = _floats("betaln", a, b)
+    a, b = floats("betaln", a, b)
     return ew.sub(ew.add(ew.lgamma(a), ew.lgamma(b)), ew.lgamma(ew.add(a, b)))
 
 
@@ -142,8 +142,8 @@ def beta(a, b):
     >>> round(float(special.beta(2.0, 3.0)), 12)
     0.083333333333
     """
-    a, b = _floats("beta", a, b)
+    a, b = floats("beta", a, b)
     s = ew.add(a, b)
-    sign = ew.mul(ew.mul(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(s))
+    sign = ew.mul(ew.mul(gamma_sign(a), gamma_sign(b)), gamma_sign(s))
     log_abs = ew.sub(ew.add(ew.lgamma(a), ew.lgamma(b)), ew.lgamma(s))
     return ew.mul(sign, ew.exp(log_abs))

@@ -16,7 +16,7 @@ import numpy as np
 from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives.gradient_control import stop_gradient
-from funcdiff.scipy._special_util import _c, _floats
+from funcdiff.scipy._special_util import c, floats
 import funcdiff.numpy as fnp
 
 
@@ -31,7 +31,7 @@ def expit(x):
     >>> float(special.expit(0.0))
     0.5
     """
-    (x,) = _floats("expit", x)
+    (x,) = floats("expit", x)
     return ew.logistic(x)
 
 
@@ -42,7 +42,7 @@ def logit(p):
     >>> float(special.logit(0.5))
     0.0
     """
-    (p,) = _floats("logit", p)
+    (p,) = floats("logit", p)
     return ew.sub(ew.log(p), ew.log1p(ew.neg(p)))
 
 
@@ -50,7 +50,7 @@ def _softplus(x):
     """log(1 + exp(x)) as two analytic branches (each exact at every order):
     x + log1p(exp(-x)) for x > 0 and log1p(exp(x)) otherwise, each fed an input
     clamped to its own side so nothing overflows."""
-    zero = _c(x, 0)
+    zero = c(x, 0)
     positive = ew.gt(x, zero)
     x_pos = ew.select(positive, x, zero)
     x_neg = ew.select(positive, zero, x)
@@ -66,7 +66,7 @@ def log_expit(x):
     >>> float(special.log_expit(-1000.0))
     -1000.0
     """
-    (x,) = _floats("log_expit", x)
+    (x,) = floats("log_expit", x)
     return ew.neg(_softplus(ew.neg(x)))
 
 
@@ -74,7 +74,7 @@ def log_expit(x):
 # logsumexp, softmax, log_softmax
 
 
-def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
+def normalize_axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
     return _util.normalize_axes(axis, ndim, f"funcdiff.scipy.special.{name}")
 
 
@@ -86,10 +86,10 @@ def _max_shift(a, axes: tuple[int, ...]):
     m = stop_gradient(a)
     if axes:
         m = fnp.max(m, axis=axes, keepdims=True)
-    return fnp.where(fnp.isfinite(m), m, _c(m, 0))
+    return fnp.where(fnp.isfinite(m), m, c(m, 0))
 
 
-def _squeeze(x, axes: tuple[int, ...], keepdims: bool):
+def squeeze(x, axes: tuple[int, ...], keepdims: bool):
     if not keepdims and axes:
         x = fnp.squeeze(x, axis=axes)
     if type(x) is np.ndarray and x.ndim == 0:
@@ -130,13 +130,13 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     (np.float64(1.5413248546129181), np.float64(-1.0))
     """
     if b is None:
-        (a,) = _floats("logsumexp", a)
+        (a,) = floats("logsumexp", a)
         masked = a
     else:
-        a, b = _floats("logsumexp", a, b)
+        a, b = floats("logsumexp", a, b)
         a, b = _util.broadcast_arrays_of("funcdiff.scipy.special.logsumexp", a, b)
-        masked = fnp.where(ew.ne(b, _c(b, 0)), a, _c(a, -np.inf))
-    axes = _axes("logsumexp", axis, len(_util.shape_of(a)))
+        masked = fnp.where(ew.ne(b, c(b, 0)), a, c(a, -np.inf))
+    axes = normalize_axes("logsumexp", axis, len(_util.shape_of(a)))
     shift = _max_shift(masked, axes)
     e = ew.exp(ew.sub(masked, shift))
     if b is not None:
@@ -145,9 +145,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         sign = stop_gradient(ew.sign(s))
         s = ew.abs(s)
-    out = _squeeze(ew.add(ew.log(s), shift), axes, keepdims)
+    out = squeeze(ew.add(ew.log(s), shift), axes, keepdims)
     if return_sign:
-        return out, _squeeze(sign, axes, keepdims)
+        return out, squeeze(sign, axes, keepdims)
     return out
 
 
@@ -172,8 +172,8 @@ def softmax(x, axis=None):
     >>> special.softmax(np.array([1000.0, 1000.0]))
     array([0.5, 0.5])
     """
-    (x,) = _floats("softmax", x)
-    return _softmax(x, _axes("softmax", axis, len(_util.shape_of(x))))
+    (x,) = floats("softmax", x)
+    return _softmax(x, normalize_axes("softmax", axis, len(_util.shape_of(x))))
 
 
 def log_softmax(x, axis=None):
@@ -184,5 +184,5 @@ def log_softmax(x, axis=None):
     >>> special.log_softmax(np.array([0.0, -1000.0]))
     array([    0., -1000.])
     """
-    (x,) = _floats("log_softmax", x)
-    return _log_softmax(x, _axes("log_softmax", axis, len(_util.shape_of(x))))
+    (x,) = floats("log_softmax", x)
+    return _log_softmax(x, normalize_axes("log_softmax", axis, len(_util.shape_of(x))))

@@ -1,8 +1,8 @@
 """Argument promotion shared by funcdiff.scipy.special, funcdiff.scipy.stats and funcdiff.nn.
 
-``_floats`` turns each function's arguments into arrays or tracers of one
+``floats`` turns each function's arguments into arrays or tracers of one
 floating dtype, the way scipy's ufuncs promote them (integers become float64,
-float32 stays float32), with errors that name the calling function; ``_c``
+float32 stays float32), with errors that name the calling function; ``c``
 makes a constant of an argument's dtype. ``funcdiff.scipy.special``
 re-exports both.
 """
@@ -18,10 +18,10 @@ from funcdiff.core import Tracer
 from funcdiff.numpy import _util
 from funcdiff.primitives.cards import broadcast_shapes
 
-_PY_SCALARS = (bool, int, float)
+PY_SCALARS = (bool, int, float)
 
 
-def _floats(name: str, *args: Any, broadcast: bool = True) -> list[Any]:
+def floats(name: str, *args: Any, broadcast: bool = True) -> list[Any]:
     """``args`` promoted to one floating dtype (integers -> float64, float32 stays).
 
     ``name`` is the function's name in this module or a fully qualified one
@@ -31,7 +31,7 @@ def _floats(name: str, *args: Any, broadcast: bool = True) -> list[Any]:
         name = f"funcdiff.scipy.special.{name}"
     prepared = []
     for a in args:
-        if not isinstance(a, (Tracer, np.ndarray, np.generic)) and type(a) not in _PY_SCALARS:
+        if not isinstance(a, (Tracer, np.ndarray, np.generic)) and type(a) not in PY_SCALARS:
             a = _util.asarray(a, name)
         if hasattr(a, "dtype") and a.dtype.kind not in "biuf":
             dtypes.check_dtype(a.dtype, f"the input of {name}")  # raises, naming `name`
@@ -41,6 +41,6 @@ def _floats(name: str, *args: Any, broadcast: bool = True) -> list[Any]:
     return _util.promote_to_float(name, *prepared)
 
 
-def _c(x: Any, value: float) -> np.ndarray:
+def c(x: Any, value: float) -> np.ndarray:
     """``value`` as a 0-d constant of ``x``'s dtype."""
     return np.asarray(value, x.dtype)

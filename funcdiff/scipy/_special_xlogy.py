@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.primitives import elementwise as ew
-from funcdiff.scipy._special_util import _c, _floats
+from funcdiff.scipy._special_util import c, floats
 
 
 def xlogy(x, y):
@@ -27,10 +27,10 @@ def xlogy(x, y):
     >>> [float(g) for g in fd.grad(special.xlogy, argnums=(0, 1))(0.0, 0.0)]
     [0.0, 0.0]
     """
-    x, y = _floats("xlogy", x, y)
-    zero = _c(x, 0)
+    x, y = floats("xlogy", x, y)
+    zero = c(x, 0)
     singular = ew.and_(ew.eq(x, zero), ew.le(y, zero))
-    safe_y = ew.select(singular, _c(y, 1), y)
+    safe_y = ew.select(singular, c(y, 1), y)
     # safe_mul: 0 * log(inf) is 0 too, and its derivative never forms 0 * inf
     return ew.safe_mul(x, ew.log(safe_y))
 
@@ -44,10 +44,10 @@ def xlog1py(x, y):
     >>> float(special.xlog1py(0.0, -1.0))
     0.0
     """
-    x, y = _floats("xlog1py", x, y)
-    zero = _c(x, 0)
-    singular = ew.and_(ew.eq(x, zero), ew.le(y, _c(y, -1)))
-    safe_y = ew.select(singular, _c(y, 0), y)
+    x, y = floats("xlog1py", x, y)
+    zero = c(x, 0)
+    singular = ew.and_(ew.eq(x, zero), ew.le(y, c(y, -1)))
+    safe_y = ew.select(singular, c(y, 0), y)
     return ew.safe_mul(x, ew.log1p(safe_y))
 
 
@@ -61,8 +61,8 @@ def entr(x):
     >>> float(special.entr(0.0)), float(fd.grad(special.entr)(0.0))
     (0.0, 0.0)
     """
-    (x,) = _floats("entr", x)
-    negative = ew.lt(x, _c(x, 0))
-    safe_x = ew.select(negative, _c(x, 1), x)
+    (x,) = floats("entr", x)
+    negative = ew.lt(x, c(x, 0))
+    safe_x = ew.select(negative, c(x, 1), x)
     # 0 - xlogy rather than a negation, so entr(0) is +0.0 as in scipy
-    return ew.select(negative, _c(x, -np.inf), ew.sub(_c(x, 0), xlogy(safe_x, safe_x)))
+    return ew.select(negative, c(x, -np.inf), ew.sub(c(x, 0), xlogy(safe_x, safe_x)))

@@ -29,12 +29,14 @@ import numpy as np
 from funcdiff.core import get_aval
 from funcdiff.numpy import _util
 from funcdiff.numpy import linalg as fla
-from funcdiff.numpy._linalg_core import LinAlgArgumentError, _matrix, solve_operands, unvector
+from funcdiff.numpy._linalg_core import (
+    LinAlgArgumentError, matrix as _matrix, solve_operands, unvector)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, sorting, structural
 from funcdiff.primitives import linalg as pl
 from funcdiff.primitives.linalg import LinAlgError
-from funcdiff.primitives.linalg_common import _cols, _mask, _mT, _rows
+from funcdiff.primitives.linalg_common import (
+    cols as _cols, mask as _mask, mT as _mT, rows as _rows)
 
 _NAME = "funcdiff.scipy.linalg."
 

@@ -35,17 +35,14 @@ from __future__ import annotations
 
 # _floats, _c, _max_shift, _softmax, _log_softmax and _softplus are shared with
 # funcdiff.scipy.stats and funcdiff.nn.
-from funcdiff.scipy._special_util import _PY_SCALARS, _c, _floats  # noqa: F401  re-exported
 from funcdiff.scipy._special_erf import (  # noqa: F401  re-exported
-    _HALF_LOG_2PI, _LOG_NDTR_LOWER, _LOG_NDTR_TERMS, _SQRT2, _log_ndtr_asymptotic, erf, erfc,
-    erfinv, log_ndtr, ndtr, ndtri)
+    erf, erfc, erfinv, log_ndtr, ndtr, ndtri)
 from funcdiff.scipy._special_gamma import (  # noqa: F401  re-exported
-    _gamma_sign, _polygamma_of_order, _static_order, beta, betaln, digamma, gamma, gammaln,
-    polygamma, psi)
+    beta, betaln, digamma, gamma, gammaln, polygamma, psi)
 from funcdiff.scipy._special_xlogy import entr, xlog1py, xlogy  # noqa: F401  re-exported
 from funcdiff.scipy._special_logsumexp import (  # noqa: F401  re-exported
-    _axes, _log_softmax, _max_shift, _softmax, _softplus, _squeeze, expit, log_expit,
-    log_softmax, logit, logsumexp, softmax)
+    _log_softmax, _max_shift, _softmax, _softplus, expit, log_expit, log_softmax, logit,
+    logsumexp, softmax)
 
 __all__ = [
     "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit", "log_expit",

@@ -33,7 +33,7 @@ from funcdiff.numpy import linalg as _linalg
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special
 from funcdiff.scipy.linalg import solve_triangular
-from funcdiff.scipy.special import _c, _floats
+from funcdiff.scipy._special_util import c as _c, floats as _floats
 import funcdiff.numpy as fnp
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
