@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
+from funcdiff.roles import BROADCAST
 from funcdiff.errors import (ConcretizationError, DifferentiationError,
                              FunctionalDiffError, InvalidArgumentError)
 
@@ -213,40 +214,6 @@ class Trait:
 
     def __repr__(self) -> str:
         return f"Trait({self.name})"
-
-
-class Role:
-    """A primitive a layer below the cards must emit by itself (its card fills the role).
-
-    An optimisation pass that fills a zero needs *the* broadcast primitive
-    without importing the primitives layer: the pass defines the role, the
-    card of the primitive that plays it calls ``role.fill(prim)``, and the
-    pass reads ``role.primitive``.
-    """
-
-    __slots__ = ("name", "doc", "_primitive")
-
-    def __init__(self, name: str, doc: str):
-        self.name = name
-        self.doc = doc
-        self._primitive: Primitive | None = None
-
-    def fill(self, primitive: Primitive) -> None:
-        if self._primitive is not None and self._primitive is not primitive:
-            raise FunctionalDiffError(f"the role {self.name!r} is played by "
-                                      f"{self._primitive.name} already; {primitive.name} "
-                                      "cannot take it too")
-        self._primitive = primitive
-
-    @property
-    def primitive(self) -> Primitive:
-        if self._primitive is None:
-            raise FunctionalDiffError(f"no primitive plays the role {self.name!r}: its card "
-                                      "must call fill (is funcdiff.primitives imported?)")
-        return self._primitive
-
-    def __repr__(self) -> str:
-        return f"Role({self.name})"
 
 
 def all_primitives() -> dict[str, Primitive]:
@@ -566,10 +533,6 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
         return aval
     return ShapedArray(aval.shape, dtypes.float0)
 
-
-BROADCAST = Role("broadcast", "broadcast_in_dim(x, shape=, broadcast_dimensions=): "
-                 "zeros_array materialises a zero as a broadcast 0-d zero, so that it "
-                 "can be traced")
 
 
 def zeros_array(aval: ShapedArray) -> Any:

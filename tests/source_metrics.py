@@ -228,7 +228,7 @@ def primitive_name_strings(names: set[str] | None = None) -> list[str]:
 # The layers, lowest first: a module imports only from its own layer and lower ones.
 # A module belongs to the layer of the longest prefix that names it.
 LAYERS = (
-    ("core", ("funcdiff.core", "funcdiff.ir", "funcdiff.dtypes", "funcdiff.errors",
+    ("core", ("funcdiff.core", "funcdiff.ir", "funcdiff.dtypes", "funcdiff.errors", "funcdiff.roles",
               "funcdiff.pytrees", "funcdiff.tree_util")),
     ("interpreters", ("funcdiff.interpreters",)),
     ("passes", ("funcdiff.passes",)),

@@ -642,7 +642,9 @@ def test_every_operation_of_the_generator_optimizes_correctly(op):
 # promise on every card that declares the trait, so a wrong declaration fails by name.
 # A card that declares a trait needs an example row below (the test says which).
 
-from funcdiff.core import Primitive, Role, Trait  # noqa: E402
+from funcdiff.core import Primitive, Trait  # noqa: E402
+from funcdiff import roles  # noqa: E402
+from funcdiff.roles import Role  # noqa: E402
 from funcdiff.passes import traits as T  # noqa: E402
 from funcdiff.passes.algebra import forward_identities, simplify_algebra  # noqa: E402
 from funcdiff.passes.rules import (ALGEBRA, IDENTITIES, IDIOMS, ZEROS, Rewrite,  # noqa: E402
@@ -681,7 +683,7 @@ KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1
     "reshape": {"new_sizes": (2, 1)}, "expand_dims": {"dimensions": (1,)},
     "broadcast_in_dim": {"shape": (2, 1), "broadcast_dimensions": (0,)}}
 TRAITS = [v for v in vars(T).values() if isinstance(v, Trait)]
-ROLES = [v for v in vars(T).values() if isinstance(v, Role)]
+ROLES = [v for v in vars(roles).values() if isinstance(v, Role)]
 
 
 def with_trait(trait):
@@ -783,8 +785,15 @@ def test_extremum_reductions_return_an_element_of_each_reduced_row(trait, prim):
 
 
 @pytest.mark.parametrize("role", ROLES, ids=[r.name for r in ROLES])
-def test_every_role_the_passes_use_is_played_by_a_card(role):
+def test_every_role_is_played_by_a_card(role):
     assert isinstance(role.primitive, Primitive)
+
+
+def test_each_primitive_plays_one_role_at_most():
+    """Every layer that needs "the product" reads the same role: no fact stated twice."""
+    assert ROLES
+    players = [role.primitive for role in ROLES]
+    assert len(set(players)) == len(players), sorted(p.name for p in players)
 
 
 def test_every_card_rewrite_is_a_documented_rule_of_a_known_pass():

@@ -21,8 +21,8 @@ original equations run instead (compiled without fusion), so results and
 errors are those of the unfused program in every case.
 
 The primitives met here are recognised by roles their cards fill: those
-defined below (``GATHER.fill(gather_p)``) and the passes' ``ADD``, ``MUL`` and
-``RESHAPE``; this layer never imports the cards. The
+defined below (``roles.GATHER.fill(gather_p)``) and the passes' ``roles.ADD``, ``roles.MUL`` and
+``roles.RESHAPE``; this layer never imports the cards. The
 fused equation stands in the equation list the code generator walks; it has
 an ``Eqn``'s attributes, and its ``primitive`` what the generators read of a
 primitive (``name``, ``impl``, ``multiple_results``, ``traits``, ``lowering``
@@ -36,18 +36,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from funcdiff.core import Role
+from funcdiff import roles
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from funcdiff.passes.traits import ADD, MUL, RESHAPE
+from funcdiff.roles import Role
 
 _MAX_OFFSETS = 1 << 16  # offset constants up to this size are checked against a layout
-
-GATHER = Role("gather along an axis", "gather(x, positions, axis=k): x's entries at "
-              "integer positions along axis k")
-SCATTER_ADD = Role("scatter-add along an axis", "scatter_add(operand, positions, updates, "
-                   "axis=k): operand plus updates added at integer positions along axis k")
-SELECT = Role("elementwise choice", "select(pred, on_true, on_false), elementwise")
-LESS_THAN = Role("elementwise less-than", "x < y, elementwise, a bool array")
 
 
 class FusedKind:
@@ -138,11 +131,11 @@ class _Graph:
 
 def _normalized(g: _Graph, a) -> tuple[Any, int] | None:
     """``(i, n)`` when atom ``a`` is ``select(i < 0, i + n, i)``."""
-    sel = g.defining(a, SELECT)
+    sel = g.defining(a, roles.SELECT)
     if sel is None:
         return None
     pred, wrapped, i = (g.resolve(x) for x in sel.invars)
-    lt, add = g.defining(pred, LESS_THAN), g.defining(wrapped, ADD)
+    lt, add = g.defining(pred, roles.LESS_THAN), g.defining(wrapped, roles.ADD)
     if lt is None or add is None or type(i) is not Var or i.aval.dtype.kind != "i":
         return None  # (signed: numpy would read huge unsigned values as negative)
     if g.resolve(lt.invars[0]) is not i or g.int_literal(lt.invars[1]) != 0:
@@ -158,7 +151,7 @@ def _positions(g: _Graph, a) -> tuple[Any, int, int, np.ndarray | None] | None:
     """``(i, n, stride, offsets)`` when atom ``a`` is ``normalized(i) * stride + offsets``
     (stride 1 and offsets None when absent)."""
     offsets = None
-    add = g.defining(a, ADD)
+    add = g.defining(a, roles.ADD)
     if add is not None:
         for x, c in (add.invars, add.invars[::-1]):
             if g.constant(c) is not None:
@@ -167,7 +160,7 @@ def _positions(g: _Graph, a) -> tuple[Any, int, int, np.ndarray | None] | None:
         else:
             return None
     stride = 1
-    mul = g.defining(a, MUL)
+    mul = g.defining(a, roles.MUL)
     if mul is not None:
         x, y = mul.invars
         stride, a = ((g.int_literal(y), x) if g.int_literal(y) is not None
@@ -262,7 +255,7 @@ def _fuse_gather(g: _Graph, eqn: Eqn, compile_fn: Callable):
             return None
         shape, k, ramps = found
         key = _index_key(ramps, k)
-        flat = g.defining(x, RESHAPE)
+        flat = g.defining(x, roles.RESHAPE)
         if flat is not None and g.resolve(flat.invars[0]).aval.shape == shape:
             fast, inputs = (lambda x, i: x[key(i)]), [g.resolve(flat.invars[0]), i]
         else:
@@ -295,7 +288,7 @@ def _fuse_scatter_add(g: _Graph, eqn: Eqn, compile_fn: Callable):
         key = _index_key(ramps, k)
         users = g.users.get(out, [])
         reshaped = True
-        if (out not in g.outputs and len(users) == 1 and users[0].primitive is RESHAPE.primitive
+        if (out not in g.outputs and len(users) == 1 and users[0].primitive is roles.RESHAPE.primitive
                 and users[0].outvars[0].aval.shape == shape):
             out, reshaped = users[0].outvars[0], False  # the array itself, not a flat view
     zero = g.consts.get(operand) if type(operand) is Var else None
@@ -335,7 +328,7 @@ def fuse_indexing(eqns: list, consts: dict, outputs: list, resolve: Callable,
     ``consts`` maps constant variables to values, ``resolve`` maps an atom to the
     atom it stands for (aliases), and ``compile_fn`` compiles the unfused fallback.
     """
-    fusions = {GATHER.primitive: _fuse_gather, SCATTER_ADD.primitive: _fuse_scatter_add}
+    fusions = {roles.GATHER.primitive: _fuse_gather, roles.SCATTER_ADD.primitive: _fuse_scatter_add}
     if not any(e.primitive in fusions for e in eqns):
         return eqns
     g = _Graph(eqns, consts, outputs, resolve)

@@ -26,28 +26,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from funcdiff.core import BROADCAST, Role, ShapedArray, Trace, Tracer, bind, get_aval, new_main
+from funcdiff import roles
+from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main
 from funcdiff.errors import BatchingError, ConcretizationError
 
 not_mapped = None
 
 # The primitives batching emits by itself (to move a batch axis) or keeps a symbolic
-# basis through; their cards fill the roles (broadcasting is core.BROADCAST).
-AXIS_PERMUTATION = Role("axis permutation", "transpose(x, permutation=): moves a batch axis")
-SCALING = Role("scaling", "x * y elementwise with broadcasting: a basis times an unbatched "
-               "value stays a scaled basis")
-SAFE_SCALING = Role("safe scaling", "x * y in which 0 times anything is 0: a basis times "
-                    "an unbatched value stays a basis scaled so")
-NEGATION = Role("negation", "-x elementwise: a negated basis is scaled by -1")
-CHANGE_OF_SHAPE = Role("change of shape", "reshape(x, new_sizes=): a reshaped basis only "
-                       "relabels its elements")
-CONTRACTION = Role("contraction", "dot_general(x, y, dimension_numbers=): w contracted with "
-                   "the basis is w itself, batched along the contracted axis")
-STATIC_SLICE = Role("static slice", "slice(x, start_indices=, limit_indices=, strides=): "
-                    "the rows of w a chunk of the basis meets")
-PADDING = Role("padding", "pad(x, padding_value, padding_config=): zero rows where a chunk "
-               "of the basis misses the leaf")
-
+# basis through are reached through funcdiff.roles, which their cards fill.
 
 class BatchTracer(Tracer):
     __slots__ = ("val", "bdim")
@@ -200,14 +186,14 @@ def move_batch_axis(val: Any, src: int | None, dst: int, axis_size: int) -> Any:
         dst = dst % (len(shape) + 1)
         shape.insert(dst, axis_size)
         dims = tuple(i for i in range(len(shape)) if i != dst)
-        return BROADCAST.primitive.bind(val, shape=tuple(shape), broadcast_dimensions=dims)
+        return roles.BROADCAST.primitive.bind(val, shape=tuple(shape), broadcast_dimensions=dims)
     ndim = get_aval(val).ndim
     dst = dst % ndim
     if src == dst:
         return val
     permutation = [i for i in range(ndim) if i != src]
     permutation.insert(dst, src)
-    return AXIS_PERMUTATION.primitive.bind(val, permutation=tuple(permutation))
+    return roles.TRANSPOSE.primitive.bind(val, permutation=tuple(permutation))
 
 
 # ---------------------------------------------------------------------------
@@ -328,9 +314,9 @@ def _neg_rule(trace, tracers):
     (t,) = tracers
     basis = t.basis
     if basis.scale is None:
-        scaled = basis.replace(scale=np.asarray(-1, basis.dtype), scale_prim=SCALING.primitive)
+        scaled = basis.replace(scale=np.asarray(-1, basis.dtype), scale_prim=roles.MUL.primitive)
     else:
-        scaled = basis.replace(scale=NEGATION.primitive.bind(basis.scale))
+        scaled = basis.replace(scale=roles.NEG.primitive.bind(basis.scale))
     return BasisTracer(trace, scaled)
 
 
@@ -343,7 +329,7 @@ def _reshape_rule(trace, tracers, *, new_sizes):
         return None  # let the reshape itself report the error
     scale = basis.scale
     if scale is not None and get_aval(scale).shape != ():
-        scale = CHANGE_OF_SHAPE.primitive.bind(scale, new_sizes=shape)
+        scale = roles.RESHAPE.primitive.bind(scale, new_sizes=shape)
     return BasisTracer(trace, basis.replace(shape=shape, scale=scale))
 
 
@@ -371,7 +357,7 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
     j_lo, j_hi = basis.start + lo - basis.offset, basis.start + hi - basis.offset
     piece = w
     if (j_lo, j_hi) != (0, n_leaf):
-        piece = STATIC_SLICE.primitive.bind(
+        piece = roles.SLICE.primitive.bind(
             w, start_indices=tuple(j_lo if i == c else 0 for i in range(w_aval.ndim)),
             limit_indices=tuple(j_hi if i == c else s for i, s in enumerate(w_aval.shape)),
             strides=None)
@@ -379,15 +365,15 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
         scale = basis.scale
         if get_aval(scale).ndim:
             if (j_lo, j_hi) != (0, n_leaf):
-                scale = STATIC_SLICE.primitive.bind(scale, start_indices=(j_lo,),
+                scale = roles.SLICE.primitive.bind(scale, start_indices=(j_lo,),
                                                     limit_indices=(j_hi,), strides=None)
             trailing = w_aval.ndim - 1 - c
             if trailing:
-                scale = CHANGE_OF_SHAPE.primitive.bind(
+                scale = roles.RESHAPE.primitive.bind(
                     scale, new_sizes=(j_hi - j_lo,) + (1,) * trailing)
         piece = bind(basis.scale_prim, piece, scale)
     if (lo, hi) != (0, basis.size):
-        piece = PADDING.primitive.bind(piece, np.zeros((), basis.dtype), padding_config=tuple(
+        piece = roles.PAD.primitive.bind(piece, np.zeros((), basis.dtype), padding_config=tuple(
             (lo, basis.size - hi, 0) if i == c else (0, 0, 0) for i in range(w_aval.ndim)))
     return BatchTracer(trace, piece, c)
 
@@ -395,7 +381,7 @@ def _dot_general_rule(trace, tracers, *, dimension_numbers):
 @functools.cache
 def basis_rules() -> dict:
     """The shortcuts, by primitive (built once, on first use)."""
-    return {SCALING.primitive: _scale_rule(SCALING.primitive),
-            SAFE_SCALING.primitive: _scale_rule(SAFE_SCALING.primitive),
-            NEGATION.primitive: _neg_rule, CHANGE_OF_SHAPE.primitive: _reshape_rule,
-            CONTRACTION.primitive: _dot_general_rule}
+    return {roles.MUL.primitive: _scale_rule(roles.MUL.primitive),
+            roles.SAFE_MUL.primitive: _scale_rule(roles.SAFE_MUL.primitive),
+            roles.NEG.primitive: _neg_rule, roles.RESHAPE.primitive: _reshape_rule,
+            roles.CONTRACTION.primitive: _dot_general_rule}

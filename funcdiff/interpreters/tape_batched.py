@@ -20,11 +20,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
 from funcdiff.interpreters.tape_function import TapeFunction
-from funcdiff.interpreters.tape_nodes import (COTANGENT_SCALE, DiagonalBatch, FactorNode,
-                                              MultiOutputNode, OutputFactor, ProductNode)
+from funcdiff.interpreters.tape_nodes import (DiagonalBatch, FactorNode, MultiOutputNode,
+                                              OutputFactor, ProductNode)
 
 
 def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> list[Any]:
@@ -135,7 +136,7 @@ def _diagonal(basis: StdBasis) -> np.ndarray | None:
     scale = basis.scale
     if scale is None:
         return np.ones(basis.size, basis.dtype)
-    if (basis.scale_prim is COTANGENT_SCALE.primitive and type(scale) is np.ndarray
+    if (basis.scale_prim is roles.MUL.primitive and type(scale) is np.ndarray
             and scale.dtype == basis.dtype):
         return scale if scale.shape == (basis.size,) else np.full(basis.size, scale, scale.dtype)
     return None
@@ -166,8 +167,8 @@ def _scaled(ct: Any, d: Any) -> Any:
     aval = get_aval(d)
     if aval.dtype == ct.dtype and aval.shape in ((), ct.shape):
         if ct.scale is None:
-            return ct.replace(scale=d, scale_prim=COTANGENT_SCALE.primitive)
-        if ct.scale_prim is COTANGENT_SCALE.primitive:
+            return ct.replace(scale=d, scale_prim=roles.MUL.primitive)
+        if ct.scale_prim is roles.MUL.primitive:
             return ct.replace(scale=ct.scale * d)
     return ct.materialize() * d
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
+from funcdiff import roles
 from funcdiff import dtypes
 from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.tape import TapeTrace, TapeTracer
-from funcdiff.interpreters.tape_nodes import (COTANGENT_SCALE, FactorNode, MultiOutputNode,
-                                              OutputFactor, ProductNode)
+from funcdiff.interpreters.tape_nodes import FactorNode, MultiOutputNode, OutputFactor, ProductNode
 from funcdiff.interpreters.transpose import add_cotangents
 
 
@@ -75,7 +75,7 @@ class TapeFunction:
                 if factor is not None:  # ct * factor, inline
                     if type(factor) is OutputFactor:
                         factor = factor.value()
-                    ct = (COTANGENT_SCALE.primitive.bind(ct, factor) if isinstance(ct, Tracer)
+                    ct = (roles.MUL.primitive.bind(ct, factor) if isinstance(ct, Tracer)
                           else ct * factor)
                     factor = None  # a factor computed now is freed now, not at the next node
                 s = node.input_slot

@@ -28,12 +28,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from funcdiff.core import Role, get_aval
+from funcdiff.core import get_aval
 from funcdiff.interpreters.transpose import UndefinedPrimal
 
-
-COTANGENT_SCALE = Role("cotangent scale", "x * y elementwise with broadcasting: a factor "
-                       "node's cotangent times its factor, when the cotangent is traced")
 
 
 class FactorNode:
@@ -166,5 +163,5 @@ class MultiOutputNode:
         self.out_avals = out_avals
 
 
-__all__ = ["COTANGENT_SCALE", "FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
+__all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
            "PullbackNode", "MultiOutputNode"]

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from funcdiff.core import Role, ShapedArray, Zero, bind
+from funcdiff import roles
+from funcdiff.core import ShapedArray, Zero, bind
 from funcdiff.errors import NonlinearTransposeError
 from funcdiff.ir import Jaxpr, Literal, Var
 
 
 # Accumulating cotangents is the one operation the backward pass emits by itself;
 # the card of addition fills the role.
-COTANGENT_SUM = Role("cotangent sum", "x + y of two cotangents of one aval: a value used "
-                     "twice receives the sum of its cotangents")
-
 
 class UndefinedPrimal:
     """Marks a linear input of a primitive being transposed."""
@@ -44,7 +42,7 @@ def add_cotangents(a: Any, b: Any) -> Any:
         return b
     if type(b) is Zero:
         return a
-    return COTANGENT_SUM.primitive.bind(a, b)
+    return roles.ADD.primitive.bind(a, b)
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear_args: Sequence[Any],

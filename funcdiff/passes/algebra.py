@@ -25,11 +25,11 @@ pipeline that runs every pass to a fixed point is ``pipeline.optimize``.
 
 from __future__ import annotations
 
-from funcdiff.core import BROADCAST
+from funcdiff import roles
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
 from funcdiff.passes.rewriter import Rewriter
 from funcdiff.passes.rules import ALGEBRA, IDENTITIES, run
-from funcdiff.passes.traits import BROADCASTING, NEG, NEG_COMMUTING, RESHAPE
+from funcdiff.passes.traits import BROADCASTING, NEG_COMMUTING
 
 
 # ---------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def _move_negation_out(rw: Rewriter, eqn: Eqn, ins: list) -> bool:
     out = eqn.outvars[0]
     if out.aval.dtype.kind not in "fc":
         return False
-    neg = NEG.primitive
+    neg = roles.NEG.primitive
     new_ins = list(ins)
     negated = 0
     for k, a in enumerate(ins):
@@ -137,7 +137,7 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
             if type(a) is Var:
                 uses.setdefault(a, []).append(eqn)
     outputs = {a for a in j.outvars if type(a) is Var}
-    broadcast = BROADCAST.primitive
+    broadcast = roles.BROADCAST.primitive
     replace: dict[Var, tuple] = {}
     for eqn in j.eqns:
         if eqn.primitive is not broadcast:
@@ -164,7 +164,7 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
         if v in replace:
             x = rw.read(eqn.invars[0])
             small = replace[v]
-            new = x if x.aval.shape == small else rw.add(RESHAPE.primitive, x, new_sizes=small)
+            new = x if x.aval.shape == small else rw.add(roles.RESHAPE.primitive, x, new_sizes=small)
             rw.env[v] = new  # avals differ on purpose: every user broadcasts
             rw.changed = True
             continue

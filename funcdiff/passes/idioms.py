@@ -14,7 +14,7 @@ an identity of the idiom as a whole.
 
 The pass runs the ``rules.idiom`` rows on the cards of add and sub, written
 with the pattern ``SHIFT_COTANGENT`` defined here; it recognises the idiom
-through the roles and traits of ``passes.traits`` (``EXP``, ``EQ``,
+through the roles and traits of ``passes.traits`` (``roles.EXP``, ``roles.EQ``,
 ``EXTREMUM_REDUCTION``, ...). Like every pass ``pipeline.optimize`` runs, it is
 a function ClosedJaxpr -> ClosedJaxpr that returns its input unchanged when it
 finds nothing to do.
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 
-from funcdiff.core import BROADCAST, Primitive, Trait
+from funcdiff import roles
+from funcdiff.core import Primitive, Trait
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
 from funcdiff.passes.rewriter import Rewriter
 from funcdiff.passes.rules import IDIOMS, NO_MATCH, Pattern, run
-from funcdiff.passes.traits import (ADD, CONVERT, DIV, EQ, EXP, EXTREMUM_REDUCTION,
-                                    KEEPDIMS_MOVE, MUL, NEG, PRODUCT, REDUCE_SUM, RESHAPING, SUB)
+from funcdiff.passes.traits import EXTREMUM_REDUCTION, KEEPDIMS_MOVE, PRODUCT, RESHAPING
 
 
 def _defining(rw: Rewriter, a, prim: Primitive) -> Eqn | None:
@@ -49,7 +49,7 @@ def _defining_like(rw: Rewriter, a, trait: Trait) -> Eqn | None:
 
 def _without_negs(rw: Rewriter, a):
     """``a`` with any negations around it removed (the sign of a zero does not matter)."""
-    while (eqn := _defining(rw, a, NEG.primitive)) is not None:
+    while (eqn := _defining(rw, a, roles.NEG.primitive)) is not None:
         a = eqn.invars[0]
     return rw.read(a)
 
@@ -69,7 +69,7 @@ def _keepdims_inner(rw: Rewriter, a, shape: tuple, axes: tuple):
     if move is not None:
         inner = rw.read(move.invars[0])
         if inner.aval.shape == reduced:
-            if move.primitive is not BROADCAST.primitive:
+            if move.primitive is not roles.BROADCAST.primitive:
                 return inner if aligned(a.aval.shape) else None
             kept_dims = tuple(k for k in range(len(shape)) if k not in axes)
             if (a.aval.shape == shape
@@ -119,15 +119,15 @@ class _Sums:
         prim, ins = eqn.primitive, eqn.invars
         if out.aval.dtype.kind != "f":
             return None
-        if prim is NEG.primitive:
+        if prim is roles.NEG.primitive:
             return _scaled(self.expand(ins[0], depth), -1.0)
-        if prim is ADD.primitive or prim is SUB.primitive:
+        if prim is roles.ADD.primitive or prim is roles.SUB.primitive:
             return _added(self.expand(ins[0], depth), self.expand(ins[1], depth),
-                          1.0 if prim is ADD.primitive else -1.0)
+                          1.0 if prim is roles.ADD.primitive else -1.0)
         if PRODUCT in prim.traits:
             return _multiplied(self.expand(ins[0], depth), self.expand(ins[1], depth),
                                self._MAX_TERMS)
-        if prim is DIV.primitive:
+        if prim is roles.DIV.primitive:
             den = self.expand(ins[1], depth)
             if len(den) != 1:
                 den = self._opaque(self.rw.read(ins[1]))
@@ -136,9 +136,9 @@ class _Sums:
                 return None
             inverse = {frozenset((f, -p) for f, p in mono): 1.0 / coef}
             return _multiplied(self.expand(ins[0], depth), inverse, self._MAX_TERMS)
-        summed = prim is REDUCE_SUM.primitive
+        summed = prim is roles.REDUCE_SUM.primitive
         if summed or KEEPDIMS_MOVE in prim.traits:
-            red = eqn if summed else _defining(self.rw, ins[0], REDUCE_SUM.primitive)
+            red = eqn if summed else _defining(self.rw, ins[0], roles.REDUCE_SUM.primitive)
             if red is not None:
                 x = self.rw.read(red.invars[0])
                 axes = tuple(red.params["axes"])
@@ -222,12 +222,12 @@ def _is_shift_cotangent(rw: Rewriter, sums: _Sums, t) -> bool:
     of a softmax shift: ``sum(g) / count * hit`` where ``hit`` marks the maxima of
     ``x`` (``convert(x == max(x))``), ``count`` is their number and ``g`` is the
     softmax cotangent of ``x - max(x)``; ``sum(g)`` is zero up to rounding."""
-    mul = _defining(rw, _without_negs(rw, t), MUL.primitive)
+    mul = _defining(rw, _without_negs(rw, t), roles.MUL.primitive)
     if mul is None:
         return False
     for scaled, hit in (mul.invars, mul.invars[::-1]):
-        convert = _defining(rw, hit, CONVERT.primitive)
-        eq = _defining(rw, convert.invars[0], EQ.primitive) if convert is not None else None
+        convert = _defining(rw, hit, roles.CONVERT.primitive)
+        eq = _defining(rw, convert.invars[0], roles.EQ.primitive) if convert is not None else None
         if eq is None:
             continue
         for x, shift in (eq.invars, eq.invars[::-1]):
@@ -256,15 +256,15 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
     factor ``exp(x - shift)`` (so a NaN in ``x`` makes ``g`` NaN, as it makes
     the count of maxima zero)."""
     inner = _keepdims_inner(rw, _without_negs(rw, scaled), x.aval.shape, axes)
-    div = _defining(rw, _without_negs(rw, inner), DIV.primitive) if inner is not None else None
+    div = _defining(rw, _without_negs(rw, inner), roles.DIV.primitive) if inner is not None else None
     if div is None:
         return False
     total, count = div.invars
-    count_sum = _defining(rw, count, REDUCE_SUM.primitive)
+    count_sum = _defining(rw, count, roles.REDUCE_SUM.primitive)
     if (count_sum is None or tuple(count_sum.params["axes"]) != axes
             or rw.read(count_sum.invars[0]) is not rw.read(hit)):
         return False
-    total_sum = _defining(rw, _without_negs(rw, total), REDUCE_SUM.primitive)
+    total_sum = _defining(rw, _without_negs(rw, total), roles.REDUCE_SUM.primitive)
     if total_sum is None or tuple(total_sum.params["axes"]) != axes:
         return False
     g = rw.read(total_sum.invars[0])
@@ -277,8 +277,8 @@ def _is_spread_sum(rw: Rewriter, sums: _Sums, scaled, hit, x, shift, axes: tuple
 
 def _is_exp_of_shift(rw: Rewriter, factor, x, shift) -> bool:
     """Whether ``factor`` is ``exp(x - shift)``, ``shift`` written with kept dims or not."""
-    exp = _defining(rw, factor, EXP.primitive) if type(factor) is Var else None
-    shifted = _defining(rw, exp.invars[0], SUB.primitive) if exp is not None else None
+    exp = _defining(rw, factor, roles.EXP.primitive) if type(factor) is Var else None
+    shifted = _defining(rw, exp.invars[0], roles.SUB.primitive) if exp is not None else None
     return (shifted is not None and rw.read(shifted.invars[0]) is x
             and _unmoved(rw, shifted.invars[1]) is _unmoved(rw, shift))
 

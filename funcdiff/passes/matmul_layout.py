@@ -11,7 +11,7 @@ wide Jacobian row block is built as ``(w^T @ ct^T)^T`` with a (n, m), n >> m,
 product in the middle.
 
 ``orient_matmuls`` rewrites ``transpose(dot_general(a, b))`` of two matrices
-(the primitives playing the roles ``TRANSPOSE`` and ``CONTRACTION``),
+(the primitives playing the roles ``roles.TRANSPOSE`` and ``roles.CONTRACTION``),
 when the product has no other use and the transposed result is at least as
 long in its last axis as in its first, into ``dot_general(b, a)``: the same
 values, one equation fewer, and the product in the fast orientation. Like
@@ -21,9 +21,9 @@ mutates its input and returns it unchanged when there is nothing to do.
 
 from __future__ import annotations
 
+from funcdiff import roles
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from funcdiff.passes.rewriter import use_counts
-from funcdiff.passes.traits import CONTRACTION, TRANSPOSE
 
 
 def _swappable(dot: Eqn) -> bool:
@@ -41,7 +41,7 @@ def orient_matmuls(closed: ClosedJaxpr) -> ClosedJaxpr:
     producer: dict[Var, Eqn] = {}
     uses = use_counts(j)
     swapped: dict[Eqn, Eqn] = {}  # transpose equation -> the product replacing it
-    contraction, transpose = CONTRACTION.primitive, TRANSPOSE.primitive
+    contraction, transpose = roles.CONTRACTION.primitive, roles.TRANSPOSE.primitive
     for eqn in j.eqns:
         if eqn.primitive is contraction:
             producer[eqn.outvars[0]] = eqn

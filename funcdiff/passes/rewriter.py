@@ -4,7 +4,7 @@ A pass walks the equations of a ``ClosedJaxpr`` once, in order, and for each
 either copies it (``emit``), replaces its result by an existing atom
 (``replace``), or appends new equations (``add``, given the primitive object:
 a rule on a card names its primitives, a pass reaches the ones it emits by
-itself through roles, ``core.BROADCAST`` for zeros). The rewriter keeps the
+itself through ``funcdiff.roles``, ``roles.BROADCAST`` for zeros). The rewriter keeps the
 substitution, the equation that defines each new variable (so a rule can
 look at an operand's definition), use counts, what is known about constants
 (uniform fills, identity matrices) and a ``memo`` for what patterns work out
@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff.core import BROADCAST, Primitive, ShapedArray, Tracer, get_aval
+from funcdiff import roles
+from funcdiff.core import Primitive, ShapedArray, Tracer, get_aval
 from funcdiff.errors import JaxprTypeError
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
@@ -89,7 +90,7 @@ class Rewriter:
                         result = first
         else:
             eqn = self.producer.get(a)
-            if (eqn is not None and eqn.primitive is BROADCAST.primitive
+            if (eqn is not None and eqn.primitive is roles.BROADCAST.primitive
                     and aval_size(a.aval)):
                 result = self.fill(eqn.invars[0])
         self._fills[a] = result
@@ -158,7 +159,7 @@ class Rewriter:
         lit = scalar_literal(0, aval.dtype)
         if aval.shape == ():
             return lit
-        return self.add(BROADCAST.primitive, lit, shape=aval.shape, broadcast_dimensions=())
+        return self.add(roles.BROADCAST.primitive, lit, shape=aval.shape, broadcast_dimensions=())
 
     def broadcast(self, x, aval: ShapedArray):
         """``x`` broadcast (numpy rules) to ``aval``'s shape, or None if impossible."""
@@ -170,7 +171,7 @@ class Rewriter:
         lead = len(aval.shape) - len(x.aval.shape)
         if lead < 0 or any(s not in (1, t) for s, t in zip(x.aval.shape, aval.shape[lead:])):
             return None
-        return self.add(BROADCAST.primitive, x, shape=aval.shape,
+        return self.add(roles.BROADCAST.primitive, x, shape=aval.shape,
                         broadcast_dimensions=tuple(range(lead, len(aval.shape))))
 
     def add_const(self, value) -> Any:

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from funcdiff.core import Primitive, Role, Trait
+from funcdiff.core import Primitive, Trait
 from funcdiff.ir import Eqn, Var
+from funcdiff.roles import Role
 
 NO_MATCH = object()  # what a pattern returns when the operand does not fit
 

@@ -1,13 +1,12 @@
-"""The traits and roles the optimisation passes read; the primitives' cards declare and fill them.
+"""The traits the optimisation passes read; the primitives' cards declare them.
 
 - A *trait* is a fact a whole family of primitives shares, stated on each card
   (``prim.traits |= {COMMUTATIVE}``) and tested by object (``COMMUTATIVE in
   eqn.primitive.traits``). Each promises exactly what its sentence says: a pass
   relies on nothing more.
-- A *role* is one particular primitive a pass emits or recognises by itself
-  (the broadcast a zero is made of, the neg a rule moves out): the card of the
-  primitive that plays it calls ``ROLE.fill(prim)``, and the pass reads
-  ``ROLE.primitive``. The broadcast is ``core.BROADCAST``, shared with core.
+- One particular primitive a pass emits or recognises by itself (the broadcast
+  a zero is made of, the neg a rule moves out) is reached through its role in
+  ``funcdiff.roles``, which every layer below the cards shares.
 
 Rewrites of one primitive are declared on its card as data (``passes.rules``);
 the traits below are what the passes apply to every primitive that has them.
@@ -15,7 +14,7 @@ the traits below are what the passes apply to every primitive that has them.
 
 from __future__ import annotations
 
-from funcdiff.core import Role, Trait
+from funcdiff.core import Trait
 
 # --- traits -------------------------------------------------------------------------
 
@@ -40,22 +39,3 @@ PRODUCT = Trait("product", "the elementwise product of the two operands (numpy b
                 "so a monomial of them")
 EXTREMUM_REDUCTION = Trait("extremum reduction", "the maximum or minimum of the operand over "
                            "params['axes'], so one of its elements")
-
-# --- roles ----------------------------------------------------------------------------
-
-NEG = Role("negation", "neg(x): -x elementwise; the rule for NEG_COMMUTING primitives moves it")
-RESHAPE = Role("change of shape", "reshape(x, new_sizes=shape): x's elements in a new shape; an "
-               "implicit broadcast leaves one behind")
-TRANSPOSE = Role("axis permutation", "transpose(x, permutation=p): orient_matmuls reads the "
-                 "transpose of a product")
-CONTRACTION = Role("contraction", "dot_general(a, b, dimension_numbers=((lc, rc), (lb, rb))): "
-                   "orient_matmuls swaps its operands")
-# the operations a softmax and its derivative are written with, for idioms.py
-ADD = Role("sum", "x + y elementwise with broadcasting")
-SUB = Role("difference", "x - y elementwise with broadcasting")
-MUL = Role("product", "x * y elementwise with broadcasting")
-DIV = Role("quotient", "x / y elementwise with broadcasting")
-EXP = Role("exponential", "exp(x) elementwise")
-EQ = Role("equality", "x == y elementwise, a bool array")
-CONVERT = Role("cast", "convert_element_type(x, new_dtype=d)")
-REDUCE_SUM = Role("axis sum", "reduce_sum(x, axes=a): the sum of x over the axes a")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcdiff.core import BROADCAST
+from funcdiff import roles
 from funcdiff.ir import ClosedJaxpr, Eqn, Literal, Var
 from funcdiff.passes.rewriter import MAX_FILL_SCAN, Rewriter, aval_size
 from funcdiff.passes.rules import NO_MATCH, ZEROS, Pattern, run
@@ -78,7 +78,7 @@ def _zeros_one(rw: Rewriter, eqn: Eqn, rules_of) -> bool:
         return False
     ins = [rw.read(a) for a in eqn.invars]
     z = [is_zero(rw, a) for a in ins]
-    if not any(z) or (prim is BROADCAST.primitive and type(ins[0]) is Literal):
+    if not any(z) or (prim is roles.BROADCAST.primitive and type(ins[0]) is Literal):
         return False  # (a broadcast literal zero is already the canonical zero)
     if run(rules, rw, eqn, ins):
         return True

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
@@ -299,8 +300,7 @@ dot_general_p.batched_transpose = _dot_general_batched_transpose
 dot_general_p.batch = _dot_general_batch
 dot_general_p.cost = _dot_general_cost
 dot_general_p.lowering = lower_dot_general
-passes.CONTRACTION.fill(dot_general_p)
-batching.CONTRACTION.fill(dot_general_p)
+roles.CONTRACTION.fill(dot_general_p)
 dot_general_p.traits |= {passes.NEG_COMMUTING}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff import dtypes
 from funcdiff.compiler.lowerings import lower_convert
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
@@ -123,7 +124,7 @@ convert_element_type_p.batch = unary_batch(convert_element_type_p)
 convert_element_type_p.cost = _convert_cost
 convert_element_type_p.lowering = lower_convert
 convert_element_type_p.scalar_lowering = _convert_scalar
-passes.CONVERT.fill(convert_element_type_p)
+roles.CONVERT.fill(convert_element_type_p)
 convert_element_type_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_FROM_INTEGERS}
 
 

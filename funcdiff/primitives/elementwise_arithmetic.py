@@ -21,13 +21,13 @@ import operator
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
 from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
 from funcdiff.interpreters import batching
-from funcdiff.interpreters.tape_nodes import COTANGENT_SCALE
-from funcdiff.interpreters.transpose import COTANGENT_SUM, UndefinedPrimal, is_undefined
+from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
 from funcdiff.ir import Literal
 from funcdiff.passes import traits as passes
 from funcdiff.passes.idioms import SHIFT_COTANGENT
@@ -37,8 +37,7 @@ from funcdiff.passes.rules import (ANY, SAME_AS_RESULT, defined_by, fill, idiom,
 from funcdiff.passes.zero_propagation import ZERO, ZERO_OR_FINITE
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import deflinear, make_op
-from funcdiff.primitives.elementwise_cards import (PRODUCT, SAFE_PRODUCT, SUM,
-                                                   binary_elementwise)
+from funcdiff.primitives.elementwise_cards import binary_elementwise
 from funcdiff.primitives.elementwise_common import (ARITHMETIC, NUMERIC, binary, const,
                                                     unary, unbroadcast_ct)
 from funcdiff.primitives.elementwise_logic import eq, select
@@ -54,8 +53,7 @@ neg_p = unary("neg", np.negative, kinds=ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
-passes.NEG.fill(neg_p)
-batching.NEGATION.fill(neg_p)
+roles.NEG.fill(neg_p)
 neg_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 
 
@@ -69,13 +67,12 @@ def _negated_literal_factor(rw, eqn, product):
 neg_p.rewrites = (
     rewrite("neg(neg x) -> x", (defined_by(neg_p),), lambda rw, eqn, n: n.invars[0]),
     rewrite("neg(x * c) -> x * -c and neg(x / c) -> x / -c for a literal c (exact)",
-            (defined_by(passes.MUL, passes.DIV, once=True),), _negated_literal_factor),
+            (defined_by(roles.MUL, roles.DIV, once=True),), _negated_literal_factor),
 )
 
 add_p = binary_elementwise("add", operator.add)
 add = make_op(add_p, "Elementwise sum with numpy broadcasting.")
-SUM.fill(add_p)
-COTANGENT_SUM.fill(add_p)
+roles.ADD.fill(add_p)
 add_p.lowering = lower_ufunc(np.add)
 add_p.scalar_lowering = scalar_operator("({0} + {1})")
 
@@ -103,7 +100,6 @@ add_p.linear = True
 add_p.jvp = add_jvp
 add_p.transpose = add_transpose
 add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
-passes.ADD.fill(add_p)
 add_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 add_p.rewrites = (
     rewrite("x + 0 -> x", (SAME_AS_RESULT, fill(0)), lambda rw, eqn, x, z: x),
@@ -151,7 +147,7 @@ sub_p.transpose = sub_transpose
 sub_p.vjp_factor = lambda i, out, x, y: const(out, -1.0) if i else None
 sub_p.lowering = lower_ufunc(np.subtract)
 sub_p.scalar_lowering = scalar_operator("({0} - {1})")
-passes.SUB.fill(sub_p)
+roles.SUB.fill(sub_p)
 sub_p.traits |= {passes.BROADCASTING}
 
 
@@ -176,12 +172,9 @@ sub_p.rewrites = (
 mul_p = binary_elementwise("mul", operator.mul,
                            (lambda x, y, out: y, lambda x, y, out: x))
 mul = make_op(mul_p, "Elementwise product with numpy broadcasting.")
-PRODUCT.fill(mul_p)
-batching.SCALING.fill(mul_p)
-COTANGENT_SCALE.fill(mul_p)
+roles.MUL.fill(mul_p)
 mul_p.lowering = lower_ufunc(np.multiply)
 mul_p.scalar_lowering = scalar_operator("({0} * {1})")
-passes.MUL.fill(mul_p)
 mul_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING, passes.NEG_COMMUTING, passes.PRODUCT}
 _UNIT_FACTORS = (  # mul's and safe_mul's
     rewrite("x * 1 -> x", (SAME_AS_RESULT, fill(1)), lambda rw, eqn, x, one: x),
@@ -232,8 +225,7 @@ safe_mul_p = binary_elementwise("safe_mul", safe_mul_impl,
                                 (lambda x, y, out: y, lambda x, y, out: x), singular=True)
 safe_mul_p.transpose = safe_mul_transpose
 safe_mul = make_op(safe_mul_p, "Elementwise product in which 0 times anything, even inf, is 0.")
-SAFE_PRODUCT.fill(safe_mul_p)
-batching.SAFE_SCALING.fill(safe_mul_p)
+roles.SAFE_MUL.fill(safe_mul_p)
 safe_mul_p.lowering = lower_safe_mul
 safe_mul_p.scalar_lowering = scalar_operator(  # 0 * anything is 0, even 0 * inf
     "({t} if ({t} := {0} * {1}) - {t} == 0.0 or ({0} != 0.0 and {1} != 0.0) else 0.0)",
@@ -268,7 +260,7 @@ div = make_op(div_p, "Elementwise quotient; integers round toward zero (C, not n
                      "semantics).")
 div_p.lowering = lower_ufunc(np.true_divide, kinds="fc")  # (integers: the impl)
 div_p.scalar_lowering = scalar_operator("({0} / {1})")
-passes.DIV.fill(div_p)
+roles.DIV.fill(div_p)
 div_p.traits |= {passes.BROADCASTING}
 div_p.rewrites = (
     rewrite("x / 1 -> x", (SAME_AS_RESULT, fill(1)), lambda rw, eqn, x, one: x),

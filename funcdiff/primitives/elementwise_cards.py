@@ -6,8 +6,8 @@ derive the jvp, the tape's ``vjp`` and ``vjp_factor``, the batch rule
 (``elementwise_batch``, numpy broadcasting with a batch axis) and the cost.
 The derivatives scale tangents by a product and add the terms, which are
 primitives declared with these very helpers (in ``elementwise_arithmetic``):
-the rules reach them through the roles ``PRODUCT``, ``SAFE_PRODUCT`` and
-``SUM``, which those cards fill.
+the rules reach them through the roles ``roles.MUL``, ``roles.SAFE_MUL`` and
+``roles.ADD``, which those cards fill.
 """
 
 from __future__ import annotations
@@ -16,17 +16,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff import dtypes
-from funcdiff.core import Primitive, Role, ShapedArray, Zero, bind, get_aval
+from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.tape_nodes import OutputFactor
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes, elementwise_cost, same_dtype
-
-PRODUCT = Role("product", "x * y elementwise with broadcasting: scales a tangent by a derivative")
-SAFE_PRODUCT = Role("safe product", "x * y in which 0 times anything is 0: scales the tangent "
-                    "of a primitive whose derivative can be infinite")
-SUM = Role("sum", "x + y elementwise with broadcasting: adds the terms of a jvp")
 
 
 # ---------------------------------------------------------------------------
@@ -120,7 +116,7 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
     if nondifferentiable:
         prim.nondifferentiable = True
     elif deriv is not None:
-        scale = (SAFE_PRODUCT if singular else PRODUCT).primitive.bind
+        scale = (roles.SAFE_MUL if singular else roles.MUL).primitive.bind
 
         def jvp(primals, tangents):
             (x,), (t,) = primals, tangents
@@ -174,7 +170,7 @@ def binary_elementwise(name: str, impl: Callable,
 
 
 def binary_jvp(prim: Primitive, partials, singular: bool = False) -> Callable:
-    scale_role = SAFE_PRODUCT if singular else PRODUCT
+    scale_role = roles.SAFE_MUL if singular else roles.MUL
 
     def jvp(primals, tangents, **params):
         x, y = primals
@@ -188,7 +184,7 @@ def binary_jvp(prim: Primitive, partials, singular: bool = False) -> Callable:
             term = scale(t, partial(x, y, out))
             if get_aval(term).shape != out_shape:
                 term = structural.broadcast_to(term, out_shape)
-            total = term if total is None else SUM.primitive.bind(total, term)
+            total = term if total is None else roles.ADD.primitive.bind(total, term)
         if total is None:
             total = Zero(get_aval(out))
         return out, total
@@ -199,7 +195,7 @@ def binary_vjp(partials, singular: bool = False) -> Callable:
     """The eager reverse rule matching ``binary_jvp``: ``ct * partial``, summed
     down to each operand's shape."""
     partial_x, partial_y = partials
-    scale_role = SAFE_PRODUCT if singular else PRODUCT
+    scale_role = roles.SAFE_MUL if singular else roles.MUL
 
     def vjp(needed, out, x, y, **params):
         scale = scale_role.primitive.bind

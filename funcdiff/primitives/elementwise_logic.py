@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler import fusion
 from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
@@ -47,8 +48,8 @@ lt_p.scalar_lowering = scalar_operator("({0} < {1})", float_only=False)
 le_p.scalar_lowering = scalar_operator("({0} <= {1})", float_only=False)
 gt_p.scalar_lowering = scalar_operator("({0} > {1})", float_only=False)
 ge_p.scalar_lowering = scalar_operator("({0} >= {1})", float_only=False)
-fusion.LESS_THAN.fill(lt_p)
-passes.EQ.fill(eq_p)
+roles.LESS_THAN.fill(lt_p)
+roles.EQ.fill(eq_p)
 eq_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 ne_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 lt_p.traits |= {passes.BROADCASTING}
@@ -131,4 +132,4 @@ select_p.rewrites = (
 )
 select = make_op(select_p, "Elementwise pred ? on_true : on_false, broadcasting all three.")
 select_p.scalar_lowering = scalar_operator("({1} if {0} else {2})", float_only=False)
-fusion.SELECT.fill(select_p)
+roles.SELECT.fill(select_p)

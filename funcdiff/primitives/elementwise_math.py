@@ -13,8 +13,8 @@ lgamma, digamma, polygamma, ...) are computed by ``special_math``; of the
 modified Bessel functions, bessel_i0 is numpy.i0 itself (bit for bit) and
 bessel_i1, its derivative, comes from ``special_math``.
 Re-exported by ``elementwise``. Declaring a differentiable unary primitive
-takes the product that scales its tangent from the roles ``PRODUCT`` and
-``SAFE_PRODUCT`` (``elementwise_cards.unary_elementwise``), which
+takes the product that scales its tangent from the roles ``roles.MUL`` and
+``roles.SAFE_MUL`` (``elementwise_cards.unary_elementwise``), which
 ``elementwise_arithmetic``, imported above, fills.
 
 The operations ``abs`` and ``pow`` shadow Python builtins inside this module
@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_ufunc
 from funcdiff.core import Primitive, Zero, get_aval
 from funcdiff.errors import InvalidArgumentError
@@ -52,7 +53,7 @@ abs_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 
 exp_p = unary("exp", np.exp, lambda x, y: y, kinds=INEXACT, flops=10, scalar=math.exp)
 exp = make_op(exp_p, "Elementwise e ** x.")
-passes.EXP.fill(exp_p)
+roles.EXP.fill(exp_p)
 exp2_p = unary("exp2", np.exp2, output_deriv=lambda y: mul(y, const(y, math.log(2))), flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = unary("log", np.log, lambda x, y: div(const(x, 1), x), kinds=INEXACT, flops=10,

@@ -4,7 +4,7 @@
 by the (any-shaped) integer array ``indices``. Indices are never
 differentiated. ``gather`` is linear in ``x`` and its transpose is
 ``scatter_add``, so reverse mode accumulates repeated indices; the transpose
-rule reaches it through the role ``ACCUMULATE``, which the scatter_add card
+rule reaches it through the role ``roles.SCATTER_ADD``, which the scatter_add card
 fills (``indexing_scatter`` imports ``gather`` from here). The batch rule moves the batch axis out of the
 indexed axis' way; when indices and data are both batched, the batch axis is
 folded into the indexed axis and each batch member's indices are offset into
@@ -19,8 +19,9 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler import fusion
-from funcdiff.core import Primitive, Role, ShapedArray, get_aval
+from funcdiff.core import Primitive, ShapedArray, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import make_op, nbytes
@@ -28,9 +29,6 @@ from funcdiff.primitives.indexing_common import (check_axis, check_index_dtype, 
                                                  has_negative, offset_batched_indices,
                                                  out_of_bounds, ramp, reshape, widen_indices,
                                                  zeros_like)
-
-ACCUMULATE = Role("accumulate", "scatter_add(operand, indices, updates, axis=): adds updates "
-                  "at indices, repeated ones accumulating; the transpose of gather")
 
 
 # --- gather ---------------------------------------------------------------------
@@ -64,7 +62,7 @@ def gather_jvp(primals, tangents, *, axis):
 
 def gather_transpose(ct, x, indices, *, axis):
     # Repeated indices read one element several times, so their cotangents add.
-    return [ACCUMULATE.primitive.bind(zeros_like(x), indices, ct, axis=axis), None]
+    return [roles.SCATTER_ADD.primitive.bind(zeros_like(x), indices, ct, axis=axis), None]
 
 
 def gather_batch(vals, dims, *, axis):
@@ -96,7 +94,7 @@ gather_p.linear = True
 gather_p.transpose = gather_transpose
 gather_p.batch = gather_batch
 gather_p.cost = gather_cost
-fusion.GATHER.fill(gather_p)  # along-axis indexing, fused by the compiler
+roles.GATHER.fill(gather_p)  # along-axis indexing, fused by the compiler
 gather = make_op(gather_p, """Take elements of ``x`` along ``axis`` at integer ``indices`` (numpy.take).
 
 Args:

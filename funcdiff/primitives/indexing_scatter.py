@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, Tracer, Zero, get_aval, instantiate
 from funcdiff.errors import DifferentiationError, ShapeError
@@ -35,7 +36,7 @@ from funcdiff.primitives.indexing_common import (aval_of, check_axis, check_inde
                                                  gathered_shape, has_negative,
                                                  offset_batched_indices, out_of_bounds,
                                                  reshape, with_batch_at, zeros_like)
-from funcdiff.primitives.indexing_gather import ACCUMULATE, gather
+from funcdiff.primitives.indexing_gather import gather
 
 
 # --- scatters -------------------------------------------------------------------
@@ -135,8 +136,7 @@ def scatter_add_transpose(ct, operand, indices, updates, *, axis):
 scatter_add_p.jvp = scatter_add_jvp
 scatter_add_p.linear = True
 scatter_add_p.transpose = scatter_add_transpose
-fusion.SCATTER_ADD.fill(scatter_add_p)  # along-axis indexing, fused by the compiler
-ACCUMULATE.fill(scatter_add_p)
+roles.SCATTER_ADD.fill(scatter_add_p)  # along-axis indexing, fused by the compiler
 scatter_add_p.rewrites = (
     on_zeros("adding zeros -> the operand", (ANY, ANY, ZERO), lambda rw, eqn, x, i, z: x),
 )

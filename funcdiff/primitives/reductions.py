@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_reduce
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, DTypeError, ShapeError
@@ -124,8 +125,7 @@ reduce_sum_p.cost = _reduction_cost
 reduce_sum_p.lowering = lower_reduce(np.add, "iufc")
 deflinear(reduce_sum_p, _reduce_sum_transpose)
 reduce_sum = make_op(reduce_sum_p, "Sum of x over axes (a sorted tuple of axes).")
-structural.AXIS_SUM.fill(reduce_sum_p)
-passes.REDUCE_SUM.fill(reduce_sum_p)
+roles.REDUCE_SUM.fill(reduce_sum_p)
 reduce_sum_p.traits |= {passes.ZERO_PRESERVING, passes.NEG_COMMUTING}
 
 

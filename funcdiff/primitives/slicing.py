@@ -10,7 +10,7 @@ members' windows move in one gather or scatter over the flattened operand.
 All four are linear in their array operands: each card states the shape rule,
 transpose and batch rule, and ``deflinear`` derives the jvp. A pad's
 transpose sums the cotangent of its padding value through structural's
-``AXIS_SUM`` role (``reductions`` sits above this module).
+``roles.REDUCE_SUM`` role (``reductions`` sits above this module).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
@@ -32,9 +33,8 @@ from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives.cards import checked_impl, deflinear, nbytes, same_dtype
 from funcdiff.primitives.indexing import gather, scatter
-from funcdiff.primitives.structural import (AXIS_SUM, SLICE, batch_size, check_rank, drop,
-                                            insert, int_tuple, with_batch_at_front, full,
-                                            moveaxis, reshape)
+from funcdiff.primitives.structural import (batch_size, check_rank, drop, insert, int_tuple,
+                                            with_batch_at_front, full, moveaxis, reshape)
 
 
 # --- slice ------------------------------------------------------------------------
@@ -100,8 +100,7 @@ slice_p.batch = _slice_batch
 slice_p.cost = _slice_cost
 slice_p.lowering = lower_slice
 deflinear(slice_p, _slice_transpose)
-SLICE.fill(slice_p)
-batching.STATIC_SLICE.fill(slice_p)
+roles.SLICE.fill(slice_p)
 slice_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
 slice_p.rewrites = (
     identity("a slice from the origin with unit strides, of the whole operand", lambda eqn, x: (
@@ -184,8 +183,8 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     ct_pv = None
     if is_undefined(padding_value):  # every position that is not x's
         everything = tuple(range(len(shape)))
-        ct_pv = el.sub(AXIS_SUM.primitive.bind(ct, axes=everything),
-                       AXIS_SUM.primitive.bind(ct_x, axes=everything))
+        ct_pv = el.sub(roles.REDUCE_SUM.primitive.bind(ct, axes=everything),
+                       roles.REDUCE_SUM.primitive.bind(ct_x, axes=everything))
     return [ct_x if is_undefined(x) else None, ct_pv]
 
 
@@ -212,7 +211,7 @@ def _pad_cost(x, padding_value, *, padding_config):
 
 
 pad_p.impl = checked_impl(_pad_impl, pad_p)
-batching.PADDING.fill(pad_p)
+roles.PAD.fill(pad_p)
 pad_p.abstract_eval = _pad_abstract_eval
 pad_p.batch = _pad_batch
 pad_p.cost = _pad_cost

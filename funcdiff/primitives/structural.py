@@ -11,8 +11,8 @@ slicing primitives (``slice``, ``pad``, ``dynamic_slice``,
 
 Two transposes here are primitives declared above: broadcasting transposes to
 a sum over axes (``reduce_sum``, in ``reductions``) and concatenation to
-slices (``slice``); the rules reach them through the roles ``AXIS_SUM`` and
-``SLICE``, which those cards fill.
+slices (``slice``); the rules reach them through the roles ``roles.REDUCE_SUM`` and
+``roles.SLICE``, which those cards fill.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import math
 
 import numpy as np
 
+from funcdiff import roles
 from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower_reshape,
                                          lower_transpose)
-from funcdiff.core import BROADCAST, Primitive, Role, ShapedArray, bind, get_aval
+from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters import batching
 from funcdiff.interpreters.transpose import is_undefined
@@ -33,11 +34,6 @@ from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import ANY, defined_by, identity, on_zeros, rewrite, zeros
 from funcdiff.passes.zero_propagation import ZERO
 from funcdiff.primitives.cards import checked_impl, deflinear, make_op, movement_cost, same_dtype
-
-AXIS_SUM = Role("axis sum", "the sum of x over axes (a sorted tuple): the transpose of "
-                "broadcasting, used by broadcast_in_dim's transpose and unbroadcast")
-SLICE = Role("slice", "the static slice x[start:limit] (strides None): the transpose of "
-             "concatenate takes each operand's block of the cotangent with it")
 
 # --- shared checks ----------------------------------------------------------------
 
@@ -129,7 +125,7 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     expanded = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     out = ct
     if summed or expanded:
-        out = AXIS_SUM.primitive.bind(ct, axes=tuple(sorted(summed + expanded)))
+        out = roles.REDUCE_SUM.primitive.bind(ct, axes=tuple(sorted(summed + expanded)))
     if get_aval(out).shape != in_shape:
         out = reshape(out, new_sizes=in_shape)
     return [out]
@@ -150,7 +146,7 @@ broadcast_in_dim_p.cost = movement_cost
 broadcast_in_dim_p.traits |= {CONSTANT_VIEW}
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim = make_op(broadcast_in_dim_p, "Broadcast x to shape, mapping its axes to broadcast_dimensions.")
-BROADCAST.fill(broadcast_in_dim_p)
+roles.BROADCAST.fill(broadcast_in_dim_p)
 broadcast_in_dim_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING,
                               passes.NEG_COMMUTING, passes.KEEPDIMS_MOVE}
 
@@ -197,8 +193,7 @@ reshape_p.cost = movement_cost
 reshape_p.lowering = lower_reshape
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)])
 reshape = make_op(reshape_p, "Reshape x to new_sizes (row-major order).")
-passes.RESHAPE.fill(reshape_p)
-batching.CHANGE_OF_SHAPE.fill(reshape_p)
+roles.RESHAPE.fill(reshape_p)
 reshape_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
                      passes.RESHAPING, passes.KEEPDIMS_MOVE}
 
@@ -246,8 +241,7 @@ transpose_p.cost = movement_cost
 transpose_p.lowering = lower_transpose
 deflinear(transpose_p, _transpose_transpose)
 transpose = make_op(transpose_p, "Permute the axes of x.")
-passes.TRANSPOSE.fill(transpose_p)
-batching.AXIS_PERMUTATION.fill(transpose_p)
+roles.TRANSPOSE.fill(transpose_p)
 transpose_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING}
 
 
@@ -296,7 +290,7 @@ def unbroadcast(x, shape):
     lead = len(in_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
                                       if s == 1 and in_shape[lead + i] != 1)
-    out = AXIS_SUM.primitive.bind(x, axes=axes) if axes else x
+    out = roles.REDUCE_SUM.primitive.bind(x, axes=axes) if axes else x
     if get_aval(out).shape != shape:
         out = reshape(out, new_sizes=shape)
     return out
@@ -519,7 +513,7 @@ def _concatenate_transpose(ct, *xs, dimension):
         if is_undefined(x):  # the operand's block of ct
             starts = tuple(start if i == dimension else 0 for i in range(len(shape)))
             limits = tuple(start + size if i == dimension else s for i, s in enumerate(shape))
-            cts.append(SLICE.primitive.bind(ct, start_indices=starts, limit_indices=limits,
+            cts.append(roles.SLICE.primitive.bind(ct, start_indices=starts, limit_indices=limits,
                                             strides=None))
         else:
             cts.append(None)
