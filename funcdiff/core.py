@@ -72,6 +72,22 @@ class ShapedArray:
         return f"ShapedArray({self.str_short()})"
 
 
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """numpy broadcasting of ``shapes``, or None when they do not broadcast."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            d = s[i - ndim + len(s)] if i >= ndim - len(s) else 1
+            if d != 1:
+                if size != 1 and d != size:
+                    return None
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
 _SCALAR_TYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64),
                  bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
 

@@ -26,6 +26,7 @@ pipeline that runs every pass to a fixed point is ``pipeline.optimize``.
 from __future__ import annotations
 
 from funcdiff import roles
+from funcdiff.core import broadcast_shape
 from funcdiff.ir import ClosedJaxpr, Eqn, Var
 from funcdiff.passes.rewriter import Rewriter
 from funcdiff.passes.rules import ALGEBRA, IDENTITIES, run
@@ -68,22 +69,6 @@ def _expanded_shape(x_shape, shape, dims):
     while full and full[0] == 1 and len(full) > len(x_shape):
         full.pop(0)
     return tuple(full)
-
-
-def _broadcast_shape(shapes) -> tuple | None:
-    """numpy broadcasting of ``shapes``, or None if they do not broadcast."""
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(ndim):
-        size = 1
-        for s in shapes:
-            d = s[i - ndim + len(s)] if i >= ndim - len(s) else 1
-            if d != 1:
-                if size != 1 and d != size:
-                    return None
-                size = d
-        out.append(size)
-    return tuple(out)
 
 
 def _move_negation_out(rw: Rewriter, eqn: Eqn, ins: list) -> bool:
@@ -151,7 +136,7 @@ def _implicit_broadcasts(closed: ClosedJaxpr) -> ClosedJaxpr:
                                 eqn.params["broadcast_dimensions"])
         if small is None:
             continue
-        ok = all(_broadcast_shape([small if a is v else replace.get(a, a.aval.shape)
+        ok = all(broadcast_shape(*[small if a is v else replace.get(a, a.aval.shape)
                                    for a in u.invars]) == u.outvars[0].aval.shape
                  for u in users)  # (with the operands already replaced, too)
         if ok:

@@ -15,7 +15,8 @@ from typing import Callable
 
 import numpy as np
 
-from funcdiff.core import Primitive, ShapedArray, bind, binder, get_aval, instantiate
+from funcdiff.core import (Primitive, ShapedArray, bind, binder, broadcast_shape, get_aval,
+                           instantiate)
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
 from funcdiff.interpreters.tape_nodes import BilinearRule
 
@@ -87,22 +88,19 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """numpy broadcasting of ``shapes``; ShapeError naming ``name`` if impossible."""
     if len(shapes) == 1 or all(s == shapes[0] for s in shapes):
         return shapes[0]
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(ndim):
-        size = 1
-        for s in shapes:
-            d = s[i - ndim + len(s)] if i >= ndim - len(s) else 1
-            if d != 1:
-                if size != 1 and d != size:
-                    raise ShapeError(
-                        f"{name} cannot broadcast shapes "
-                        f"{' and '.join(str(tuple(s)) for s in shapes)}: dimension "
-                        f"{i - ndim} has sizes {size} and {d}. Reshape or transpose one "
-                        "operand so the sizes agree or one of them is 1.")
-                size = d
-        out.append(size)
-    return tuple(out)
+    out = broadcast_shape(*shapes)
+    if out is None:
+        ndim = max(len(s) for s in shapes)
+        for i in range(-1, -ndim - 1, -1):
+            sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
+            if len(sizes) > 1:
+                break
+        raise ShapeError(
+            f"{name} cannot broadcast shapes "
+            f"{' and '.join(str(tuple(s)) for s in shapes)}: dimension "
+            f"{i} has sizes {' and '.join(map(str, sorted(sizes)))}. Reshape or transpose "
+            "one operand so the sizes agree or one of them is 1.")
+    return out
 
 
 def same_dtype(name: str, *avals: ShapedArray) -> np.dtype:
