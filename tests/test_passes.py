@@ -678,6 +678,8 @@ EXAMPLES = {  # primitive name -> (operands, params)
     "dot_general": ((A, M), {"dimension_numbers": (((1,), (0,)), ((), ()))}),
     "iota": ((), {"dtype": np.dtype(np.float64), "shape": (2, 3), "dimension": 1}),
     "is_finite": ((np.array([1.0, np.inf, np.nan]),), {}),
+    **{n: ((np.array([0, 4, -6, 9]), np.array([3, 6, 4, 0])), {}) for n in ("gcd", "lcm")},
+    "bessel_i1": ((A,), {}),
 }
 KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1
     "reshape": {"new_sizes": (2, 1)}, "expand_dims": {"dimensions": (1,)},
@@ -819,3 +821,49 @@ def test_a_rule_added_to_a_card_runs_looked_up_by_object(monkeypatch):
     assert forward_identities(empty).jaxpr.eqns == []
     alone = trace(lambda x: P("log", x), X3)
     assert forward_identities(alone) is alone and simplify_algebra(alone) is alone
+
+
+# --- a card that forgets a trait its values show fails by name -------------------------------
+
+import test_prim_elementwise as EW  # noqa: E402
+
+# Cards whose values show a trait they rightly do not declare: card -> why.
+UNDECLARED = {
+    "integer_pow": "zero-preserving only for y > 0: eliminate_zeros has its own rule for that",
+    "convert_element_type": "zeros convert to zeros; zero_propagation's cast rule covers it",
+}
+
+
+def _single_output_rows(arity):
+    return [r for r in EW.ROWS if len(r.domain) == arity and r.out is None
+            and not r.prim.multiple_results and r.prim.name not in UNDECLARED]
+
+
+@pytest.mark.parametrize("row", _single_output_rows(1), ids=lambda r: r.id)
+def test_unary_cards_that_map_zeros_to_zeros_say_so(row):
+    outs = []
+    with np.errstate(all="ignore"):
+        for dtype in row.dtypes:
+            zeros = np.zeros(3, dtype)
+            outs.append(np.asarray(bind(row.prim, zeros, **row.params)))
+    keeps_zeros = all(o.shape == (3,) and np.all(o == 0) for o in outs)
+    assert keeps_zeros == (T.ZERO_PRESERVING in row.prim.traits), (
+        f"{row.prim.name} {'maps' if keeps_zeros else 'does not map'} zeros to zeros: "
+        f"{'declare' if keeps_zeros else 'drop'} passes.traits.ZERO_PRESERVING on its card "
+        "(or list it in UNDECLARED with the reason)")
+
+
+@pytest.mark.parametrize("row", _single_output_rows(2), ids=lambda r: r.id)
+def test_binary_cards_that_commute_say_so(row):
+    agree = True
+    with np.errstate(all="ignore"):
+        for dtype in row.dtypes:
+            a, b = (EW.make_args(row, dtype, ((4,), (4,)))[k] for k in (0, 1))
+            if np.asarray(a).dtype != np.asarray(b).dtype:
+                agree = False  # operands of different kinds cannot change places
+                break
+            x, y = bind(row.prim, a, b, **row.params), bind(row.prim, b, a, **row.params)
+            agree &= bool(np.array_equal(x, y, equal_nan=True))
+    assert agree == (T.COMMUTATIVE in row.prim.traits), (
+        f"{row.prim.name} {'commutes' if agree else 'does not commute'} on its table's inputs: "
+        f"{'declare' if agree else 'drop'} passes.traits.COMMUTATIVE on its card")

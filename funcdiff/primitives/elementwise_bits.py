@@ -28,6 +28,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DifferentiationError, DTypeError
+from funcdiff.passes import traits as passes
 from funcdiff.primitives.cards import (broadcast_shapes, checked_impl, deflinear,
                                        elementwise_cost, make_op, nbytes)
 from funcdiff.primitives.elementwise_cards import (elementwise_batch,
@@ -59,6 +60,8 @@ gcd = make_op(gcd_p, "Elementwise greatest common divisor of integers (numpy.gcd
 lcm_p = _integer_binary("lcm", np.lcm, flops=45)
 lcm = make_op(lcm_p, "Elementwise least common multiple of integers (numpy.lcm); 0 if "
                      "either is 0.")
+gcd_p.traits |= {passes.COMMUTATIVE}
+lcm_p.traits |= {passes.COMMUTATIVE}
 
 # --- floating-point representation ------------------------------------------------
 

@@ -219,6 +219,7 @@ bessel_i0 = make_op(bessel_i0_p, "Elementwise modified Bessel function of the fi
 bessel_i1_p = unary("bessel_i1", special_math.bessel_i1, _bessel_i1_derivative, flops=80)
 bessel_i1 = make_op(bessel_i1_p, "Elementwise modified Bessel function of the first kind of "
                                  "order 1.")
+bessel_i1_p.traits |= {passes.ZERO_PRESERVING}
 
 
 polygamma_p = Primitive("polygamma")
