@@ -26,7 +26,7 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.roles import BROADCAST
 from funcdiff.errors import (ConcretizationError, DifferentiationError,
-                             FunctionalDiffError, InvalidArgumentError)
+                             FunctionalDiffError, InvalidArgumentError, TracerConversionError)
 
 # ---------------------------------------------------------------------------
 # Abstract values
@@ -413,13 +413,18 @@ def cur_level() -> int:
 # Tracers
 
 
+_FUNCDIFF_DIR = os.path.dirname(os.path.abspath(__file__))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+
+
 def user_frame() -> str:
-    """``file:line`` of the innermost stack frame outside funcdiff, for error messages."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    """``file:line`` of the innermost stack frame outside funcdiff and numpy (the
+    user's line, also when a numpy routine did the work), for error messages."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(here) and "contextlib" not in filename:
+        if (not filename.startswith((_FUNCDIFF_DIR, _NUMPY_DIR))
+                and "contextlib" not in filename):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
@@ -443,6 +448,25 @@ class Tracer:
     def to_concrete(self, operation: str) -> Any:
         """The concrete numpy value behind this tracer, or a ConcretizationError."""
         raise concretization_error(self, operation)
+
+    def carries_derivative(self) -> bool:
+        """Whether the value depends on an input that is being differentiated."""
+        return False
+
+    def to_number(self, operation: str) -> Any:
+        """The concrete value, for a conversion to a Python or numpy number.
+
+        A value that carries a derivative never converts: the number would
+        drop the derivative without a trace (``float(x)``, ``math.exp(x)``,
+        ``a[i] = x`` on a numpy array). Integer and boolean values, and values
+        that do not depend on a differentiated input, convert when concrete.
+        """
+        if self.carries_derivative():
+            raise derivative_dropped_error(self, operation)
+        try:
+            return self.to_concrete(operation)
+        except ConcretizationError as e:
+            raise ConcretizationError(f"{e} {_BUILD_ARRAYS}") from None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -474,23 +498,24 @@ class Tracer:
         return bool(self.to_concrete("bool()"))
 
     def __float__(self) -> float:
-        return float(self.to_concrete("float()"))
+        return float(self.to_number("float() (also called by math functions and by "
+                                    "storing into a numpy array, a[i] = x)"))
 
     def __int__(self) -> int:
-        return int(self.to_concrete("int()"))
+        return int(self.to_number("int()"))
 
     def __index__(self) -> int:
-        value = self.to_concrete("use as an index")
+        value = self.to_number("use as an index")
         return operator.index(value.item() if hasattr(value, "item") else value)
 
     def __complex__(self) -> complex:
-        return complex(self.to_concrete("complex()"))
+        return complex(self.to_number("complex() (also called by cmath functions)"))
 
     def item(self) -> Any:
-        return self.to_concrete("item()").item()
+        return np.asarray(self.to_number("item()")).item()
 
     def tolist(self) -> Any:
-        return np.asarray(self.to_concrete("tolist()")).tolist()
+        return np.asarray(self.to_number("tolist()")).tolist()
 
     def __hash__(self):
         raise InvalidArgumentError(
@@ -513,6 +538,19 @@ def concretization_error(tracer: Tracer, operation: str) -> ConcretizationError:
         "flow on traced values cannot be staged under jit or make_jaxpr. Use "
         "fd.lax.cond / fd.lax.while_loop / fd.numpy.where for value-dependent "
         "branches, or mark the argument static with static_argnums.")
+
+
+_BUILD_ARRAYS = ("To build an array from traced values use funcdiff arrays (x.at[i].set(v), "
+                 "fnp.stack, fnp.array) rather than assigning into a numpy array; compute with "
+                 "funcdiff.numpy (fnp.exp, not math.exp).")
+
+
+def derivative_dropped_error(tracer: Tracer, operation: str) -> TracerConversionError:
+    return TracerConversionError(
+        f"{operation} would turn the traced value {tracer.aval.str_short()}, which carries a "
+        f"derivative, into a plain number (at {user_frame()}), and the derivative would be "
+        f"dropped without a trace. {_BUILD_ARRAYS} If the value is meant to be a constant, "
+        "convert fd.stop_gradient(x) instead.")
 
 
 def concrete_value(x: Any, operation: str) -> Any:

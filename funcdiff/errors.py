@@ -36,7 +36,11 @@ class ConcretizationError(FunctionalDiffError, TypeError):
     """A traced (abstract) value was used where a concrete one is needed."""
 
 
-class TracerArrayConversionError(FunctionalDiffError, TypeError):
+class TracerConversionError(FunctionalDiffError, TypeError):
+    """A traced value that carries a derivative was converted to a Python or numpy number."""
+
+
+class TracerArrayConversionError(TracerConversionError):
     """A tracer was converted to a numpy array, which would cut the trace."""
 
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
-from funcdiff.errors import DifferentiationError, InvalidArgumentError
+from funcdiff.errors import (ConcretizationError, DifferentiationError, InvalidArgumentError,
+                             TracerConversionError)
 from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # functools.wraps without copying the wrapped object's __dict__: a transform of a
@@ -83,6 +84,19 @@ def partial_on(f: Callable, args: Sequence[Any], argnums: tuple[int, ...]) -> Ca
     return f_partial
 
 
+def raise_conversion_cause(error: ValueError) -> None:
+    """Raise the funcdiff error behind numpy's "setting an array element with a sequence".
+
+    Storing a tracer into a numpy array (``a[i] = x``, ``numpy.fromiter``) asks the
+    tracer for a number; when it refuses (its value carries a derivative, or is
+    abstract), numpy replaces the refusal by that ValueError and keeps it as the
+    cause. The cause is the error that names the line and the fix.
+    """
+    cause = error.__cause__
+    if isinstance(cause, (TracerConversionError, ConcretizationError)):
+        raise cause from None
+
+
 class OutInfo:
     """What a function wrapped by ``flat_fun`` returned, known once it has run.
 
@@ -111,7 +125,11 @@ def flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool =
     plain_args = _leaf_tuples.get(in_tree.num_leaves) is in_tree
 
     def f_flat(*leaves):
-        out = f(*leaves) if plain_args else f(*tree_unflatten(in_tree, leaves))
+        try:
+            out = f(*leaves) if plain_args else f(*tree_unflatten(in_tree, leaves))
+        except ValueError as e:
+            raise_conversion_cause(e)
+            raise
         if not has_aux and isinstance(out, (Tracer, np.ndarray)):
             out_info.tree, out_info.n = _LEAF_TREE, 1
             return [out]

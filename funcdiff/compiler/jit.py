@@ -21,7 +21,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
-from funcdiff.arguments.flattening import OutInfo, as_leaf, check_output
+from funcdiff.arguments.flattening import OutInfo, as_leaf, check_output, raise_conversion_cause
 from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
@@ -219,7 +219,11 @@ class Jitted:
             dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
             it = iter(dyn_args)
             full = [args[i] if i in static else next(it) for i in range(len(args))]
-            out = self.f(*full, **dyn_kw, **static_kw)
+            try:
+                out = self.f(*full, **dyn_kw, **static_kw)
+            except ValueError as e:
+                raise_conversion_cause(e)
+                raise
             out_leaves, out_tree = tree_flatten(out)
             out_info.tree, out_info.n = out_tree, len(out_leaves)
             return [check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]

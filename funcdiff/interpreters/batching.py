@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import roles
-from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main
+from funcdiff.core import ShapedArray, Trace, Tracer, bind, get_aval, new_main, user_frame
 from funcdiff.errors import BatchingError, ConcretizationError
 
 not_mapped = None
@@ -51,13 +51,16 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
         return ShapedArray(shape, aval.dtype)
 
+    def carries_derivative(self) -> bool:
+        return isinstance(self.val, Tracer) and self.val.carries_derivative()
+
     def to_concrete(self, operation: str) -> Any:
         if self.bdim is None:
             v = self.val
             return v.to_concrete(operation) if isinstance(v, Tracer) else v
         raise ConcretizationError(
             f"{operation} needs one concrete value, but under vmap this value differs "
-            "across the batch. Use fd.numpy.where or fd.lax.cond / fd.lax.select to "
+            f"across the batch (at {user_frame()}). Use fd.numpy.where or fd.lax.cond / fd.lax.select to "
             "choose per batch member instead of Python control flow.")
 
 

@@ -36,6 +36,11 @@ class JVPTracer(Tracer):
         p = self.primal
         return p.to_concrete(operation) if isinstance(p, Tracer) else p
 
+    def carries_derivative(self) -> bool:
+        p = self.primal
+        return type(self.tangent) is not Zero or (isinstance(p, Tracer)
+                                                  and p.carries_derivative())
+
 
 class JVPTrace(Trace):
     """``bind`` hands this trace its arguments unraised (``raw_args``): values

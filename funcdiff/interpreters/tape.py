@@ -113,6 +113,9 @@ class TapeTracer(Tracer):
     def to_concrete(self, operation: str) -> Any:
         return self.primal
 
+    def carries_derivative(self) -> bool:
+        return self.slot != 0  # slot 0: a constant, off the tape (no cotangent reaches it)
+
 
 class TapeTrace(Trace):
     """Runs primitives on concrete values and records a node per differentiable one.
