@@ -186,3 +186,12 @@ def test_an_abstract_integer_index_of_a_numpy_array_names_the_line_and_the_fix()
 def test_branching_on_a_value_still_works_under_grad():
     f = lambda x: x * x if x > 0 else -x  # noqa: E731
     assert fd.grad(f)(3.0) == 6.0 and fd.grad(f)(-2.0) == -1.0
+
+
+def test_integer_inputs_get_float0_from_vjp_and_an_error_from_grad():
+    """What the README says of integer inputs: float0 from vjp, an error from grad."""
+    _, pullback = fd.vjp(lambda x, n: x * n, 2.0, np.int64(3))
+    ct_x, ct_n = pullback(1.0)
+    assert ct_x == 3.0 and ct_n.dtype == fd.dtypes.float0
+    with pytest.raises(fd.errors.DifferentiationError, match="argument 1"):
+        fd.grad(lambda x, n: x * n, argnums=1)(2.0, np.int64(3))

@@ -5,8 +5,8 @@ Most are unary and float-only (exp and log also accept complex values, which
 are intermediates only: funcdiff.dtypes); pow and atan2 are binary, and
 integer_pow raises to a static Python int. Each derivative is written with
 funcdiff operations, so it can itself be differentiated; its constants are
-0-d arrays of the operand's dtype. Kinks follow JAX: abs'(0) = 0 and
-sqrt'(0) = inf; derivatives that are infinite somewhere (sqrt and log at 0,
+0-d arrays of the operand's dtype. At kinks: abs'(0) = 0 (sign(x), as in
+autograd and PyTorch; JAX gives 1) and sqrt'(0) = inf; derivatives that are infinite somewhere (sqrt and log at 0,
 negative integer powers at 0) scale tangents with ``safe_mul``, so a zero
 tangent stays zero. sign has no derivative. The special functions (erf,
 lgamma, digamma, polygamma, ...) are computed by ``special_math``; of the
