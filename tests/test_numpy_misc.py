@@ -320,3 +320,14 @@ ERRORS = [
 def test_bad_inputs_raise_teaching_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_floating_point_error_handling_passes_through_to_numpy():
+    """seterr/geterr/errstate/seterrcall are numpy's: they govern the impls, under jit too."""
+    assert fnp.errstate is np.errstate and fnp.seterr is np.seterr and fnp.geterr is np.geterr
+    assert fnp.seterrcall is np.seterrcall and fnp.geterrcall is np.geterrcall
+    with fnp.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            fd.jit(lambda x: fnp.log(x))(np.array([0.0, 1.0]))
+    with fnp.errstate(divide="ignore"):
+        assert fd.grad(lambda x: fnp.log(x).sum())(np.array([0.0, 1.0]))[0] == np.inf

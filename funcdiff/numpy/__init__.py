@@ -67,13 +67,17 @@ intp, uintp = _np.intp, _np.uintp
 finfo, iinfo = _np.finfo, _np.iinfo
 issubdtype, promote_types, can_cast = _np.issubdtype, _np.promote_types, _np.can_cast
 result_type = _dtypes.result_type  # accepts tracers; Python scalars are weak as in numpy 2
+# numpy's floating-point error handling governs the impls, which are numpy's: pass through
+seterr, geterr, errstate = _np.seterr, _np.geterr, _np.errstate
+seterrcall, geterrcall = _np.seterrcall, _np.geterrcall
 
 _NUMPY_OBJECTS = [
     "pi", "e", "inf", "nan", "euler_gamma", "newaxis", "ndarray", "dtype", "generic",
     "number", "bool_", "bool", "integer", "signedinteger", "unsignedinteger", "inexact",
     "floating", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "intp", "uintp", "finfo", "iinfo", "issubdtype",
-    "promote_types", "can_cast", "result_type",
+    "promote_types", "can_cast", "result_type", "seterr", "geterr", "errstate", "seterrcall",
+    "geterrcall",
 ]
 
 # The namespace: each module lists its public names in __all__.
