@@ -5,8 +5,8 @@
 function that branches on values falls back to being held as Python in a
 ``HeldFunction`` (a callable usable as a primitive param). Around that: the
 positional binding and checks of arguments and outputs (errors name the
-function), ``run_impls`` (evaluation below ``bind``, for impl rules; it lives
-in ``funcdiff.ir`` and is re-exported here), batch and zero helpers, and the
+function), the impl rules (which evaluate a staged program with ``ir.run_impls``,
+below ``bind``), batch and zero helpers, and the
 tangent that closed-over operands contribute.
 ``funcdiff.remat.checkpoint`` reuses the staging and batching helpers.
 """
@@ -26,7 +26,7 @@ from funcdiff.interpreters.batching import move_batch_axis
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import add_cotangents
-from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls  # noqa: F401  run_impls: re-exported
+from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr, run_impls
 from funcdiff.passes.pipeline import program_cost
 from funcdiff.primitives import elementwise
 from funcdiff.tree_util import tree_flatten, tree_unflatten

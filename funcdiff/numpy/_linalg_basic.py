@@ -6,8 +6,7 @@ broadcasting ``mul`` when nothing is contracted. ``trace`` takes its diagonal
 as a strided slice of the two axes flattened into one: linear, batchable and
 differentiable without index arrays. ``convolve``/``correlate`` gather sliding
 windows and contract them with the kernel in one ``dot_general`` (in a few row
-chunks when the window matrix would be large). ``einsum`` lives in ``_einsum``
-and is re-exported here.
+chunks when the window matrix would be large). ``einsum`` lives in ``_einsum``.
 
 Python scalars are converted like numpy converts them here (``np.asarray``),
 so ``dot(float32_array, 2.0)`` is float64, as in numpy.
@@ -25,8 +24,6 @@ from funcdiff.numpy import _util
 from funcdiff.numpy._contraction import (arrange, bool_in, bool_out, contract_pair,
                                          diagonal_last, reshape, shape_of)
 from funcdiff.numpy._diagonals import strided_diagonal
-from funcdiff.numpy._einsum import (  # noqa: F401  re-exported: moved to _einsum
-    EinsumSubscriptError, einsum)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import complex_ops, indexing, reductions, slicing, structural
 from funcdiff.primitives.cards import broadcast_shapes
@@ -518,5 +515,5 @@ def convolve(a, v, mode="full"):
     return bool_out(out, was_bool)
 
 
-__all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
+__all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "kron", "trace",
            "cross", "convolve", "correlate"]
