@@ -657,7 +657,8 @@ BOOLS = A > 0, B > 0
 _UNARY = ("neg", "sin", "tan", "tanh", "sinh", "asin", "atan", "asinh", "atanh", "sqrt", "cbrt",
           "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv",
           "stop_gradient")
-_BINARY = ("add", "sub", "mul", "safe_mul", "div", "rem", "max", "min", "atan2", "eq", "ne",
+_BINARY = ("add", "sub", "mul", "safe_mul", "div", "rem", "max", "min", "atan2", "logaddexp",
+           "logaddexp2", "hypot", "eq", "ne",
            "lt", "le", "gt", "ge")
 EXAMPLES = {  # primitive name -> (operands, params)
     **{n: ((A,), {}) for n in _UNARY},

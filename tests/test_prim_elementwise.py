@@ -194,6 +194,9 @@ ROWS = [
     binary(E.max_p, np.maximum, U(-3, 3), U(-3, 3), ALL),
     binary(E.min_p, np.minimum, U(-3, 3), U(-3, 3), ALL),
     binary(E.atan2_p, np.arctan2, AWAY(0.2, 3), AWAY(0.2, 3)),
+    binary(E.logaddexp_p, np.logaddexp, U(-3, 3), U(-3, 3)),
+    binary(E.logaddexp2_p, np.logaddexp2, U(-3, 3), U(-3, 3)),
+    binary(E.hypot_p, np.hypot, AWAY(0.2, 3), AWAY(0.2, 3)),
     *[binary(p, ref, TIES, TIES, ALL, diff=False) for p, ref in [
         (E.eq_p, np.equal), (E.ne_p, np.not_equal), (E.lt_p, np.less),
         (E.le_p, np.less_equal), (E.gt_p, np.greater), (E.ge_p, np.greater_equal)]],
@@ -828,3 +831,32 @@ def test_costs():
 def test_docstring_examples():
     result = doctest.testmod(E, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# Smooth functions whose stable implementations pass through a kink (max, abs, a
+# select) at ties and zeros: their derivatives there come from their own rules.
+KINK_POINTS = [  # (function, point, derivative order, closed form)
+    (lambda x: E.logaddexp(x, np.float64(0.0)), 0.0, 2, 0.25),
+    (lambda x: E.logaddexp(x, np.float64(0.0)), 0.0, 3, 0.0),
+    (lambda x: E.logaddexp(x, np.float64(0.0)), 1.0, 2, np.exp(1) / (1 + np.exp(1)) ** 2),
+    (lambda x: E.logaddexp2(x, np.float64(0.0)), 0.0, 2, 0.25 * np.log(2)),
+    (lambda x: E.hypot(x, np.float64(1.5)), 0.0, 2, 2 / 3),
+    (lambda x: E.hypot(x, np.float64(1.5)), 0.0, 3, 0.0),
+    (lambda x: E.hypot(np.float64(1.5), x), 0.0, 2, 2 / 3),
+]
+
+
+@pytest.mark.parametrize("f,x,order,expected", KINK_POINTS)
+def test_derivatives_at_the_kinks_of_stable_implementations(f, x, order, expected):
+    d = f
+    for _ in range(order):
+        d = fd.grad(d)
+    np.testing.assert_allclose(d(x), expected, rtol=1e-12, atol=1e-15)
+    h = fd.hessian(lambda v: E.logaddexp(v[0], v[1]))(np.array([0.7, 0.7]))
+    np.testing.assert_allclose(h, [[0.25, -0.25], [-0.25, 0.25]], rtol=1e-12)
+
+
+def test_logaddexp_at_infinities():
+    assert fd.grad(lambda x: E.logaddexp(x, np.float64(np.inf)))(1.0) == 0.0
+    assert fd.grad(lambda x: E.logaddexp(x, np.float64(-np.inf)))(1.0) == 1.0
+    assert fd.grad(lambda x: E.hypot(x, np.float64(0.0)))(0.0) == 0.0  # the origin: 0

@@ -5,8 +5,9 @@ Each function is an explicit composition of elementwise primitives with numpy
 2's semantics: arguments are promoted by the helpers of ``_ufunc_support``, and
 the binary primitives broadcast by themselves. Integer semantics follow numpy
 where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
-ints is exact); only floats are differentiated. Functions that could overflow
-or lose accuracy in the obvious formula (``logaddexp``) use a stable one.
+ints is exact); only floats are differentiated. ``logaddexp`` and ``logaddexp2``
+bind primitives whose impls are numpy's (stable) and whose derivatives are the
+softmax weights, smooth at ties.
 ``ldexp``, ``frexp``, ``nextafter``, ``spacing`` and ``i0`` each bind one
 primitive whose impl is numpy's, so their values are numpy's bit for bit;
 ``ldexp`` is linear in ``x1``, the mantissa of ``frexp`` is differentiable,
@@ -242,20 +243,6 @@ cbrt = unary_ufunc("cbrt", float_arg, ew.cbrt, "Elementwise real cube root.")
 # Exponentials and logarithms
 
 
-def _logaddexp(x, y):
-    # max(x, y) + log1p(exp(-|x - y|)) never overflows; x - y is NaN only when both
-    # are the same infinity (or a NaN is involved), where x + y is the answer.
-    amax, delta = ew.max(x, y), ew.sub(x, y)
-    out = ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
-    return ew.select(ew.ne(delta, delta), ew.add(x, y), out)
-
-
-def _logaddexp2(x, y):
-    amax, delta = ew.max(x, y), ew.sub(x, y)
-    tail = ew.div(ew.log1p(ew.exp2(ew.neg(ew.abs(delta)))), _c(x, _LN2))
-    return ew.select(ew.ne(delta, delta), ew.add(x, y), ew.add(amax, tail))
-
-
 exp = unary_ufunc("exp", float_arg, ew.exp, "Elementwise ``e ** x``.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.exp(0.0))
@@ -268,12 +255,12 @@ log2 = unary_ufunc("log2", float_arg, ew.log2, "Elementwise base-2 logarithm.")
 log10 = unary_ufunc("log10", float_arg, ew.log10, "Elementwise base-10 logarithm.")
 log1p = unary_ufunc("log1p", float_arg, ew.log1p,
                      "Elementwise ``log(1 + x)``, accurate for small ``x``.")
-logaddexp = binary_ufunc("logaddexp", promote_float, _logaddexp,
+logaddexp = binary_ufunc("logaddexp", promote_float, ew.logaddexp,
                           "Elementwise ``log(exp(x1) + exp(x2))`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.logaddexp(1000.0, 1000.0)) == 1000.0 + float(fnp.log(2.0))
 True""")
-logaddexp2 = binary_ufunc("logaddexp2", promote_float, _logaddexp2,
+logaddexp2 = binary_ufunc("logaddexp2", promote_float, ew.logaddexp2,
                            "Elementwise ``log2(2**x1 + 2**x2)`` without overflow.")
 
 

@@ -2,8 +2,8 @@
 
 Each function is a float-only elementwise primitive or a short composition of
 them, with numpy 2's argument promotion (``_ufunc_support``): integer inputs
-become the smallest float that holds them. ``hypot`` uses a formula that
-cannot overflow. The aliases ``acos``, ``atan2``, ... are numpy 2's array-API
+become the smallest float that holds them. ``hypot`` is numpy's own (it cannot
+overflow), with the derivative x / r of its primitive. The aliases ``acos``, ``atan2``, ... are numpy 2's array-API
 names.
 """
 
@@ -14,18 +14,6 @@ import numpy as np
 from funcdiff.numpy._ufunc_support import (binary_ufunc, _c, float_arg, promote_float,
                                            unary_ufunc)
 from funcdiff.primitives import elementwise as ew
-
-
-def _hypot(x, y):
-    # max * sqrt(1 + (min / max)**2): no overflow; inf wins over NaN as in C's hypot.
-    ax, ay = ew.abs(x), ew.abs(y)
-    big, small = ew.max(ax, ay), ew.min(ax, ay)
-    zero, one = _c(big, 0), _c(big, 1)
-    usable = ew.and_(ew.ne(big, zero), ew.is_finite(big))  # else the ratio is unused
-    ratio = ew.div(small, ew.select(usable, big, one))
-    out = ew.mul(big, ew.sqrt(ew.add(one, ew.mul(ratio, ratio))))
-    inf = _c(big, np.inf)
-    return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
 
 
 sin = unary_ufunc("sin", float_arg, ew.sin, "Elementwise sine.", """
@@ -47,7 +35,7 @@ arctanh = unary_ufunc("arctanh", float_arg, ew.atanh,
                        "Elementwise inverse hyperbolic tangent.")
 arctan2 = binary_ufunc("arctan2", promote_float, ew.atan2,
                         "Elementwise four-quadrant arctangent of ``x1 / x2``.")
-hypot = binary_ufunc("hypot", promote_float, _hypot,
+hypot = binary_ufunc("hypot", promote_float, ew.hypot,
                       "Elementwise ``sqrt(x1**2 + x2**2)`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.hypot(3.0, 4.0))

@@ -145,7 +145,7 @@ logistic_p = unary("logistic", logistic_impl,
                     output_deriv=lambda y: mul(y, sub(const(y, 1), y)), flops=12)
 logistic = make_op(logistic_p, "Elementwise sigmoid 1 / (1 + exp(-x)), stable for all x.")
 
-# --- binary math: pow and atan2 ------------------------------------------------
+# --- binary math: pow, atan2, logaddexp, logaddexp2, hypot ---------------------------
 
 
 def pow_d_base(x, y, out):
@@ -177,6 +177,41 @@ atan2_p = binary("atan2", np.arctan2,
                   kinds=FLOAT, flops=20, scalar=math.atan2)
 atan2 = make_op(atan2_p, "Elementwise four-quadrant arctangent of x / y.")
 atan2_p.traits |= {passes.BROADCASTING}
+
+
+# logaddexp, logaddexp2 and hypot are smooth where their stable implementations pass
+# through max, abs or a select (at ties, at zeros): their derivatives are their own
+# rules, so second and higher derivatives there are right, not zero.
+def _shift(x, out):
+    # x - out, the log-weight of x in log(exp(x) + exp(y)); 0 where x is the result
+    # itself, which also covers x = out = +-inf (where x - out would be NaN): weight 1
+    return select(eq(x, out), const(x, 0), sub(x, out))
+
+
+logaddexp_p = binary("logaddexp", np.logaddexp,
+                     (lambda x, y, out: exp(_shift(x, out)), lambda x, y, out: exp(_shift(y, out))),
+                     kinds=FLOAT, flops=20)
+logaddexp = make_op(logaddexp_p, "Elementwise log(exp(x) + exp(y)) without overflow.")
+logaddexp2_p = binary("logaddexp2", np.logaddexp2,
+                      (lambda x, y, out: exp2(_shift(x, out)),
+                       lambda x, y, out: exp2(_shift(y, out))),
+                      kinds=FLOAT, flops=20)
+logaddexp2 = make_op(logaddexp2_p, "Elementwise log2(2**x + 2**y) without overflow.")
+
+
+def _over_radius(x, out):
+    # x / hypot(x, y); 0 at the origin, where hypot has no derivative (its smallest
+    # subgradient, as for the norms)
+    return div(x, select(eq(out, const(out, 0)), const(out, 1), out))
+
+
+hypot_p = binary("hypot", np.hypot,
+                 (lambda x, y, out: _over_radius(x, out), lambda x, y, out: _over_radius(y, out)),
+                 kinds=FLOAT, flops=20, scalar=math.hypot)
+hypot = make_op(hypot_p, "Elementwise sqrt(x**2 + y**2) without overflow.")
+logaddexp_p.traits |= {passes.COMMUTATIVE}
+logaddexp2_p.traits |= {passes.COMMUTATIVE}
+hypot_p.traits |= {passes.COMMUTATIVE}
 
 # --- special functions -------------------------------------------------------------------
 
