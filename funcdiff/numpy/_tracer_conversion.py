@@ -37,12 +37,11 @@ def unsupported(what: str, hint: str = "") -> UnsupportedNumpyError:
 def array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
     """The tracer's ``__array__``: its value when that is a constant (an integer or
     boolean value, or one that depends on no differentiated input), else an error."""
-    where = user_frame()
     if self.carries_derivative():
         raise TracerArrayConversionError(
             f"numpy tried to convert the traced value {self.aval.str_short()} into a "
-            f"numpy.ndarray (at {where}: numpy.asarray, numpy.array, or a numpy routine that "
-            "converts its inputs) inside a funcdiff transform. The value carries a "
+            f"numpy.ndarray (at {user_frame()}: numpy.asarray, numpy.array, or a numpy routine "
+            "that converts its inputs) inside a funcdiff transform. The value carries a "
             "derivative: the conversion would silently cut the derivative. Compute with funcdiff.numpy "
             "(fnp.array / fnp.stack build arrays from traced values); if the value is meant "
             "to be a constant, say so with fd.stop_gradient(x) and keep computing on it with "
@@ -52,8 +51,8 @@ def array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
     except ConcretizationError:
         raise TracerArrayConversionError(
             f"numpy tried to convert the traced value {self.aval.str_short()} into a "
-            f"numpy.ndarray (at {where}: numpy.asarray, numpy.array, or a numpy routine that "
-            "converts its inputs). This value is abstract: under jit or make_jaxpr (or "
+            f"numpy.ndarray (at {user_frame()}: numpy.asarray, numpy.array, or a numpy routine "
+            "that converts its inputs). This value is abstract: under jit or make_jaxpr (or "
             "per-member under vmap) it has a shape and a dtype but no numbers yet. Compute "
             "with funcdiff.numpy (fnp.array / fnp.stack build arrays from traced values; "
             "fnp.take or x.at[] index with them), or make the argument static (jit's "
