@@ -413,8 +413,9 @@ def cur_level() -> int:
 # Tracers
 
 
-_FUNCDIFF_DIR = os.path.dirname(os.path.abspath(__file__))
-_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+# with the separator, so that a sibling such as numpy_financial is the user's code
+_FUNCDIFF_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
 
 
 def user_frame() -> str:

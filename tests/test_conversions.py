@@ -195,3 +195,14 @@ def test_integer_inputs_get_float0_from_vjp_and_an_error_from_grad():
     assert ct_x == 3.0 and ct_n.dtype == fd.dtypes.float0
     with pytest.raises(fd.errors.DifferentiationError, match="argument 1"):
         fd.grad(lambda x, n: x * n, argnums=1)(2.0, np.int64(3))
+
+
+def test_the_line_named_is_the_users_even_in_a_package_named_like_numpy(tmp_path, monkeypatch):
+    """Frames are skipped by folder (funcdiff/, numpy/), not by name prefix."""
+    package = tmp_path / "numpy_lookalike"
+    package.mkdir()
+    (package / "__init__.py").write_text("def f(x):\n    return float(x) * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import numpy_lookalike
+    with pytest.raises(TracerConversionError, match=r"numpy_lookalike.__init__\.py:2"):
+        fd.grad(numpy_lookalike.f)(2.0)

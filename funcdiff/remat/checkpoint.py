@@ -123,7 +123,7 @@ def _checkpoint_transpose(cts, *args, jaxpr, policy, name):
     undefined = tuple(is_undefined(a) for a in args)
     ct_mask = tuple(type(c) is not Zero for c in cts)
     cache = _cache(jaxpr)
-    key = ("transpose", undefined, ct_mask)
+    key = ("transposed", undefined, ct_mask)
     if key not in cache:
         cache[key] = transposed_program(jaxpr, undefined, ct_mask)
     defined = [a for a in args if not is_undefined(a)]
