@@ -55,6 +55,32 @@ def AWAY(lo, hi):
     return sample
 
 
+def AT(points, sampler):
+    """``sampler``'s values with its first entries (in C order) replaced by ``points``:
+    the kinks of an implementation (zeros, ties), where a smooth function's derivatives
+    must still be right. Every operand of a row that uses the same points ties there."""
+    def sample(rng, shape, dtype):
+        x = np.array(sampler(rng, shape, dtype))
+        flat = x.reshape(-1)
+        k = min(len(points), flat.size)
+        flat[:k] = np.asarray(points[:k], dtype)
+        return flat.reshape(x.shape)
+    return sample
+
+
+def sinc_d1(x):
+    # (cos(pi x) - sinc(x)) / x, 0 at 0 (the reference needs no series: AWAY and 0 only)
+    safe = np.where(x == 0, 1, x)
+    return np.where(x == 0, 0, (np.cos(np.pi * x) - np.sinc(x)) / safe).astype(x.dtype)
+
+
+def sinc_d2(x):
+    # -(pi sin(pi x) + 2 sinc'(x)) / x, -pi**2 / 3 at 0
+    safe = np.where(x == 0, 1, x)
+    out = -(np.pi * np.sin(np.pi * x) + 2 * sinc_d1(x)) / safe
+    return np.where(x == 0, -np.pi ** 2 / 3, out).astype(x.dtype)
+
+
 def TIES(rng, shape, dtype):
     """Small integers (as any dtype), so comparisons see many ties."""
     if dtype.kind == "b":
@@ -194,17 +220,24 @@ ROWS = [
     binary(E.max_p, np.maximum, U(-3, 3), U(-3, 3), ALL),
     binary(E.min_p, np.minimum, U(-3, 3), U(-3, 3), ALL),
     binary(E.atan2_p, np.arctan2, AWAY(0.2, 3), AWAY(0.2, 3)),
-    binary(E.logaddexp_p, np.logaddexp, U(-3, 3), U(-3, 3)),
-    binary(E.logaddexp2_p, np.logaddexp2, U(-3, 3), U(-3, 3)),
-    binary(E.hypot_p, np.hypot, AWAY(0.2, 3), AWAY(0.2, 3)),
+    binary(E.logaddexp_p, np.logaddexp, AT((0.0, 1.5), U(-3, 3)), AT((0.0, 1.5), U(-3, 3))),
+    binary(E.logaddexp2_p, np.logaddexp2, AT((0.0, -1.0), U(-3, 3)), AT((0.0, -1.0), U(-3, 3))),
+    binary(E.hypot_p, np.hypot, AT((0.0,), AWAY(0.2, 3)), AWAY(0.2, 3)),
     *[binary(p, ref, TIES, TIES, ALL, diff=False) for p, ref in [
         (E.eq_p, np.equal), (E.ne_p, np.not_equal), (E.lt_p, np.less),
         (E.le_p, np.less_equal), (E.gt_p, np.greater), (E.ge_p, np.greater_equal)]],
     *[binary(p, ref, U(-8, 8), U(-8, 8), INTEGRAL, diff=False) for p, ref in [
         (E.and_p, np.bitwise_and), (E.or_p, np.bitwise_or), (E.xor_p, np.bitwise_xor)]],
     Row(E.select_p, np.where, (PRED, U(-3, 3), U(-3, 3)), ALL),
-    unary(E.bessel_i0_p, np.i0, U(-12, 12)),  # both of numpy's ranges, |x| <= 8 and beyond
-    unary(E.bessel_i1_p, scipy_ref("i1"), U(-30, 30), rtol=1e-14),
+    unary(E.bessel_i0_p, np.i0, AT((0.0,), U(-12, 12))),  # numpy's ranges |x| <= 8 and beyond
+    unary(E.bessel_i1_p, scipy_ref("i1"), AT((0.0,), U(-30, 30)), rtol=1e-14),
+    *[unary(E.bessel_i_p, scipy_ref("iv", n), AT((0.0,), U(-30, 30)), params={"order": n},
+            rtol=3e-15, atol=1e-300, name=f"bessel_i-{n}") for n in (2, 3)],
+    unary(E.sinc_p, np.sinc, AT((0.0, 1e-3), U(-3, 3)), params={"order": 0}, name="sinc-0"),
+    unary(E.sinc_p, sinc_d1, AT((0.0,), AWAY(0.2, 3)), params={"order": 1}, rtol=1e-13,
+          atol=1e-15, name="sinc-1"),
+    unary(E.sinc_p, sinc_d2, AT((0.0,), AWAY(0.2, 3)), params={"order": 2}, rtol=1e-13,
+          atol=1e-15, name="sinc-2"),
     unary(E.spacing_p, np.spacing, NONFINITE, diff=False),
     unary(E.frexp_p, lambda x: np.frexp(x)[0], BINADES, out=0, name="frexp-mantissa"),
     unary(E.frexp_p, lambda x: np.frexp(x)[1], NONFINITE, diff=False, out=1,

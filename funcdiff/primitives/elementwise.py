@@ -47,16 +47,17 @@ from funcdiff.primitives.elementwise_arithmetic import (  # noqa: F401
     sub_jvp, sub_transpose)
 from funcdiff.primitives.elementwise_math import (  # noqa: F401
     abs, abs_p, acos, acos_p, acosh, acosh_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
-    atan_p, atanh, atanh_p, bessel_i0, bessel_i0_p, bessel_i1, bessel_i1_p, cbrt, cbrt_p, cos,
+    atan_p, atanh, atanh_p, bessel_i, bessel_i_p, bessel_i0, bessel_i0_p, bessel_i1,
+    bessel_i1_p, bessel_i_derivative, bessel_i_of_order, cbrt, cbrt_p, cos,
     cos_p, cosh, cosh_p, digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, exp,
     exp2, exp2_p, exp_p, expm1, expm1_p, hypot, hypot_p, integer_pow, integer_pow_p, lgamma,
     lgamma_p, logaddexp, logaddexp_p, logaddexp2, logaddexp2_p, log, log10,
     log10_p, log1p, log1p_p, log2, log2_p, log_p, logistic, logistic_p, polygamma, polygamma_p, pow,
-    pow_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sinh, sinh_p, sqrt, sqrt_p, tan, tan_p, tanh,
+    pow_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sinc, sinc_p, sinh, sinh_p, sqrt, sqrt_p,
+    tan, tan_p, tanh,
     tanh_p, TWO_OVER_SQRT_PI, atan2_denominator, gaussian, integer_pow_abstract_eval,
     integer_pow_cost, integer_pow_derivative, integer_pow_jvp, integer_pow_vjp, logistic_impl,
-    one_minus_square, polygamma_abstract_eval, polygamma_derivative, polygamma_jvp,
-    polygamma_vjp, pow_d_base, pow_d_exponent)
+    one_minus_square, ordered_unary, pow_d_base, pow_d_exponent)
 from funcdiff.primitives.elementwise_bits import (  # noqa: F401
     frexp, frexp_p, gcd, gcd_p, lcm, lcm_p, ldexp, ldexp_p, nextafter, nextafter_p, shift_left,
     shift_left_p, shift_right, shift_right_p, spacing, spacing_p)

@@ -10,8 +10,12 @@ autograd and PyTorch; JAX gives 1) and sqrt'(0) = inf; derivatives that are infi
 negative integer powers at 0) scale tangents with ``safe_mul``, so a zero
 tangent stays zero. sign has no derivative. The special functions (erf,
 lgamma, digamma, polygamma, ...) are computed by ``special_math``; of the
-modified Bessel functions, bessel_i0 is numpy.i0 itself (bit for bit) and
-bessel_i1, its derivative, comes from ``special_math``.
+modified Bessel functions, bessel_i0 is numpy.i0 itself (bit for bit), and
+bessel_i1 and bessel_i (orders >= 2) come from ``special_math``. polygamma,
+sinc and bessel_i are families with a static ``order`` whose derivative is the
+next member (``ordered_unary``): sinc and I0 are smooth at 0, where their
+usual formulas divide by x, so each derivative is evaluated by its own series
+there and every order is exact, not a select of a constant.
 Re-exported by ``elementwise``. Declaring a differentiable unary primitive
 takes the product that scales its tangent from the roles ``roles.MUL`` and
 ``roles.SAFE_MUL`` (``elementwise_cards.unary_elementwise``), which
@@ -29,7 +33,7 @@ import numpy as np
 
 from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_ufunc
-from funcdiff.core import Primitive, Zero, get_aval
+from funcdiff.core import Primitive, Zero, bind, get_aval
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import on_zeros, zeros
@@ -240,56 +244,93 @@ digamma_p = unary("digamma", special_math.digamma, lambda x, y: polygamma(x, ord
 digamma = make_op(digamma_p, "Elementwise digamma function d/dx lgamma(x).")
 
 
-def _bessel_i1_derivative(x, y):
-    # I1' = I0 - I1 / x, whose limit at 0 is 1/2 (x = 0 is replaced by 1 in the
-    # unselected branch, so no inf or NaN is formed there)
-    at_zero = eq(x, const(x, 0))
-    safe_x = select(at_zero, const(x, 1), x)
-    return select(at_zero, const(x, 0.5), sub(bessel_i0(x), div(y, safe_x)))
-
-
 bessel_i0_p = unary("bessel_i0", np.i0, lambda x, y: bessel_i1(x), flops=60)
 bessel_i0 = make_op(bessel_i0_p, "Elementwise modified Bessel function of the first kind of "
                                  "order 0 (numpy.i0); its derivative is bessel_i1.")
-bessel_i1_p = unary("bessel_i1", special_math.bessel_i1, _bessel_i1_derivative, flops=80)
+bessel_i1_p = unary("bessel_i1", special_math.bessel_i1,
+                    lambda x, y: bessel_i_derivative(x, 1), flops=80)
 bessel_i1 = make_op(bessel_i1_p, "Elementwise modified Bessel function of the first kind of "
                                  "order 1.")
 bessel_i1_p.traits |= {passes.ZERO_PRESERVING}
 
 
-polygamma_p = Primitive("polygamma")
-polygamma_p.impl = lambda x, *, order: special_math.polygamma(order, x)
+# --- families with a static order: each derivative is the next member ----------------
 
 
-def polygamma_abstract_eval(x, *, order):
-    if type(order) is not int or order < 0:
-        raise InvalidArgumentError(
-            f"the primitive polygamma needs a static int order >= 0, got {order!r}")
-    return x
+def ordered_unary(name, impl, derivative, *, lowest, flops, singular=False):
+    """Declare a unary primitive with a static int param ``order`` >= ``lowest``
+    whose derivative ``derivative(x, order)`` is again a member of its family (in
+    funcdiff operations), so every order of derivative has its own rule.
+    ``impl(x, *, order)`` is numpy's; ``singular`` scales with safe_mul, as for
+    ``unary``."""
+    prim = Primitive(name)
+    prim.impl = impl
+    scale = safe_mul if singular else mul
+
+    def abstract_eval(x, *, order):
+        if type(order) is not int or order < lowest:
+            raise InvalidArgumentError(
+                f"the primitive {name} needs a static int order >= {lowest}, got {order!r}")
+        return x
+
+    def jvp(primals, tangents, *, order):
+        (x,), (t,) = primals, tangents
+        return bind(prim, x, order=order), scale(t, derivative(x, order))
+
+    def vjp(needed, out, x, *, order):
+        d = derivative(x, order)
+        return lambda ct: (scale(ct, d),)
+
+    prim.abstract_eval = abstract_eval
+    prim = accepts(prim, FLOAT)
+    prim.jvp = jvp
+    prim.vjp = vjp
+    if not singular:
+        prim.vjp_factor = lambda i, out, x, *, order: derivative(x, order)
+    prim.batch = unary_batch(prim)
+    prim.cost = lambda x, *, order: elementwise_cost(flops)(x)
+    return prim
 
 
-def polygamma_derivative(x, order):
-    return polygamma(x, order=order + 1)
-
-
-def polygamma_jvp(primals, tangents, *, order):
-    (x,), (t,) = primals, tangents
-    return polygamma(x, order=order), safe_mul(t, polygamma_derivative(x, order))
-
-
-def polygamma_vjp(needed, out, x, *, order):
-    d = polygamma_derivative(x, order)
-    return lambda ct: (safe_mul(ct, d),)
-
-
-polygamma_p.abstract_eval = polygamma_abstract_eval
-polygamma_p = accepts(polygamma_p, FLOAT)
-polygamma_p.jvp = polygamma_jvp
-polygamma_p.vjp = polygamma_vjp
-polygamma_p.batch = unary_batch(polygamma_p)
-polygamma_p.cost = lambda x, *, order: elementwise_cost(200)(x)
+polygamma_p = ordered_unary("polygamma", lambda x, *, order: special_math.polygamma(order, x),
+                            lambda x, order: polygamma(x, order=order + 1), lowest=0,
+                            flops=200, singular=True)
 polygamma = make_op(polygamma_p, "Elementwise polygamma(order, x): the order-th derivative "
                                  "of digamma; order is static (polygamma(x, order=1)).")
+
+
+# sinc and I0 are smooth at 0, where their usual formulas divide by x (sin(pi x) / (pi x),
+# I1' = I0 - I1 / x): their derivatives of every order are members of a family that
+# is evaluated by a series there, never a select of a constant at 0.
+def _sinc_impl(x, *, order):
+    return np.sinc(x) if order == 0 else special_math.sinc_derivative(order, x)
+
+
+sinc_p = ordered_unary("sinc", _sinc_impl, lambda x, order: sinc(x, order=order + 1),
+                       lowest=0, flops=30)
+sinc = make_op(sinc_p, "Elementwise order-th derivative of the normalised sinc "
+                       "sin(pi x) / (pi x) (numpy.sinc for order 0); order is static.")
+
+
+def bessel_i_of_order(x, order):
+    """I_order(x) for a static int order >= 0, through the primitive of that order."""
+    if order == 0:
+        return bessel_i0(x)
+    return bessel_i1(x) if order == 1 else bessel_i(x, order=order)
+
+
+def bessel_i_derivative(x, order):
+    # I_n' = (I_{n-1} + I_{n+1}) / 2: no division by x, so no special case at 0
+    below, above = bessel_i_of_order(x, order - 1), bessel_i_of_order(x, order + 1)
+    return mul(const(x, 0.5), add(below, above))
+
+
+bessel_i_p = ordered_unary("bessel_i", lambda x, *, order: special_math.bessel_i(order, x),
+                           bessel_i_derivative, lowest=2, flops=100)
+bessel_i = make_op(bessel_i_p, "Elementwise modified Bessel function of the first kind of a "
+                               "static int order >= 2 (bessel_i0 and bessel_i1 are orders "
+                               "0 and 1).")
+bessel_i_p.traits |= {passes.ZERO_PRESERVING}
 
 # --- integer_pow ---------------------------------------------------------------------------
 
