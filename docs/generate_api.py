@@ -42,7 +42,9 @@ IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcd
 # Namespaces documented in full even without __all__.
 EXTRA_NAMESPACES = ("funcdiff.test_util",)
 # Large namespaces shown as one table row per name (summary line and signature).
-TABLE_NAMESPACES = ("funcdiff.numpy",)
+TABLE_NAMESPACES = ("funcdiff.numpy",) + tuple(
+    f"funcdiff.numpy.polynomial.{basis}" for basis in
+    ("polynomial", "chebyshev", "legendre", "hermite", "hermite_e", "laguerre"))
 SECTIONS = ("Args", "Arguments", "Returns", "Raises", "Yields", "Attributes", "Example",
             "Examples", "Note", "Notes", "See also")
 

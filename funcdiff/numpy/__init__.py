@@ -132,3 +132,4 @@ __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODUL
 
 from funcdiff.numpy import linalg  # noqa: E402,F401
 from funcdiff.numpy import fft  # noqa: E402,F401
+from funcdiff.numpy import polynomial  # noqa: E402,F401

@@ -94,7 +94,8 @@ NOT_DISPATCHED = frozenset({
 
 # numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
 # name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
-SUBMODULES = ("linalg", "fft")
+# (Of numpy.polynomial.polynomial only polyval2d and polygrid2d dispatch at all.)
+SUBMODULES = ("linalg", "fft", "polynomial.polynomial")
 
 
 def build_tables() -> dict[str, Any]:
@@ -127,12 +128,14 @@ def submodule_functions(fnp: Any) -> list[tuple[Any, str, Callable]]:
     function a funcdiff.numpy submodule exports that numpy's submodule also has."""
     found = []
     for module in SUBMODULES:
-        np_module, fd_module = getattr(np, module), getattr(fnp, module)
+        np_module, fd_module = np, fnp
+        for part in module.split("."):
+            np_module, fd_module = getattr(np_module, part), getattr(fd_module, part)
         for name in fd_module.__all__:
             obj, impl = getattr(np_module, name, None), getattr(fd_module, name)
             qualified = f"{module}.{name}"
             if (qualified in NOT_DISPATCHED or not is_implementation(impl)
-                    or obj is None or isinstance(obj, type) or not callable(obj)):
+                    or not hasattr(obj, "_implementation")):  # numpy never dispatches it
                 continue
             found.append((obj, qualified, impl))
     return found
