@@ -285,8 +285,6 @@ def ordered_unary(name, impl, derivative, *, lowest, flops, singular=False):
     prim = accepts(prim, FLOAT)
     prim.jvp = jvp
     prim.vjp = vjp
-    if not singular:
-        prim.vjp_factor = lambda i, out, x, *, order: derivative(x, order)
     prim.batch = unary_batch(prim)
     prim.cost = lambda x, *, order: elementwise_cost(flops)(x)
     return prim
