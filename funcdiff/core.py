@@ -272,6 +272,11 @@ class Trace:
     def lift(self, val: Any) -> Any:
         return self.pure(val)
 
+    def constant_tracer(self, val: Any) -> "Tracer":
+        """A tracer of this trace holding the constant ``val`` (``pure`` where that
+        already gives one; traces whose ``pure`` keeps plain values override it)."""
+        return self.pure(val)
+
     def full_raise(self, val: Any) -> Any:
         if not isinstance(val, Tracer):
             return self.pure(val)
@@ -359,6 +364,31 @@ def find_top_trace(args: Sequence[Any]) -> Trace:
     return top.trace
 
 
+def writable_value(value: Any) -> Any:
+    """``value`` as an array that accepts ``x[idx] = v`` for any traced ``v``: inside
+    a transform, a constant tracer of the innermost one; outside, itself (a numpy
+    array). For the array API namespace's creation functions, whose results
+    array-API libraries fill in place."""
+    main = trace_stack[-1]
+    if main.level == 0:
+        return value
+    return main.trace.constant_tracer(value).fresh_copy()
+
+
+def constant_of(tracer: Tracer, value: Any) -> Tracer:
+    """A tracer of ``tracer``'s transform holding the constant ``value``."""
+    return tracer._trace.main.trace.constant_tracer(value)
+
+
+def lock_arguments(args: Sequence[Any], transform: str) -> None:
+    """Refuse ``x[idx] = v`` on the tracers a transform passes to the user's function:
+    numpy would change the caller's array, which funcdiff cannot."""
+    for x in args:
+        if isinstance(x, Tracer):
+            x.write_lock = (f"it is an argument of {transform}, and funcdiff never changes "
+                            "the caller's arrays")
+
+
 def staging_active() -> bool:
     """Whether operations are being staged rather than run: the innermost dynamic
     transform (jit, make_jaxpr) is one whose trace ``stages``. A rule that must
@@ -437,9 +467,16 @@ class Tracer:
     The numpy layer (``funcdiff.numpy``) adds the arithmetic operators and
     array methods; conversion to a Python value works only when the tracer's
     value is concrete.
+
+    ``x[idx] = v`` rebinds the tracer to ``x.at[idx].set(v)`` (code written for
+    numpy and array-API libraries fill arrays in place), except where numpy's
+    answer would differ: a tracer that is a view, or has views, of another
+    (numpy would write through to the shared memory; funcdiff's views are
+    copies) and a transform's argument (funcdiff never changes the caller's
+    arrays). Those carry a ``write_lock``, the reason the write is refused.
     """
 
-    __slots__ = ("_trace",)
+    __slots__ = ("_trace", "write_lock", "__weakref__")
     __array_priority__ = 1000
 
     @property
@@ -524,12 +561,54 @@ class Tracer:
             "value as a static argument of jit, pass a Python value instead.")
 
     def __setitem__(self, idx, value):
-        raise InvalidArgumentError(
-            "funcdiff arrays are immutable inside transforms: `x[idx] = v` cannot be "
-            "traced. Use the functional update `x = x.at[idx].set(v)` instead.")
+        lock = getattr(self, "write_lock", None)
+        if lock is not None and (not isinstance(lock, ViewLink) or lock.active()):
+            raise InvalidArgumentError(
+                f"x[idx] = v (at {user_frame()}) cannot write into x: {lock}. Use the "
+                "functional update `x = x.at[idx].set(v)`, or write into a copy "
+                "(`x = x.copy()` first).")
+        updated = self.at[idx].set(value)
+        if type(updated) is not type(self) or updated._trace.main is not self._trace.main:
+            raise InvalidArgumentError(
+                f"x[idx] = v (at {user_frame()}): v is traced by a transform that began "
+                "after x was made, so x cannot hold it. Use the functional update "
+                "`x = x.at[idx].set(v)` instead.")
+        self.take_state(updated)
+
+    def take_state(self, other: "Tracer") -> None:
+        """Become ``other`` (a tracer of the same type and trace); the lock stays."""
+        for cls in type(other).__mro__:
+            for name in cls.__dict__.get("__slots__", ()):
+                if name != "write_lock" and not name.startswith("__") and hasattr(other, name):
+                    setattr(self, name, getattr(other, name))
+
+    def fresh_copy(self) -> "Tracer":
+        """A new, unlocked tracer holding this one's value (``x.copy()``: writes to
+        either leave the other unchanged)."""
+        copy = object.__new__(type(self))
+        copy.take_state(self)
+        return copy
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+class ViewLink:
+    """A tracer's ``write_lock`` while it shares memory in numpy's terms: it is a view
+    of another tracer, or others are views of it. Weak references, so that the lock
+    lifts when the others are gone (``y[1:] += 1`` takes a view that dies at once)."""
+
+    __slots__ = ("reason", "others")
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        self.others: list = []
+
+    def active(self) -> bool:
+        return any(ref() is not None for ref in self.others)
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 def concretization_error(tracer: Tracer, operation: str) -> ConcretizationError:

@@ -439,8 +439,14 @@ def test_boolean_masks():
     # Under make_jaxpr it is abstract: a clear error pointing to where.
     with pytest.raises(ix.NonConcreteBooleanIndexError, match="where"):
         fd.make_jaxpr(lambda v: ix.getitem(v, el.gt(v, np.float64(0))))(x)
+    # .at[mask].set(number) is a select: no count of the mask needed, so jit works
+    clipped = fd.jit(lambda v: ix.at(v)[el.gt(v, np.float64(0))].set(0.0))(x)
+    np.testing.assert_array_equal(clipped, [-1.0, 0.0, -3.0, 0.0])
+    g = fd.grad(lambda v: _sum(ix.at(v)[el.gt(v, np.float64(0))].add(1.0) ** 2))(x)
+    np.testing.assert_array_equal(g, [-2.0, 6.0, -6.0, 10.0])
+    # values of the mask's selection (not one number) still need the count
     with pytest.raises(ConcretizationError):
-        fd.make_jaxpr(lambda v: ix.at(v)[el.gt(v, np.float64(0))].set(0.0))(x)
+        fd.make_jaxpr(lambda v: ix.at(v)[el.gt(v, np.float64(0))].set(np.ones(2)))(x)
 
 
 INDEX_ERRORS = [

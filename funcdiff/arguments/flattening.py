@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
+from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, lock_arguments
 from funcdiff.errors import (ConcretizationError, DifferentiationError, InvalidArgumentError,
                              TracerConversionError)
 from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -125,6 +125,7 @@ def flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool =
     plain_args = _leaf_tuples.get(in_tree.num_leaves) is in_tree
 
     def f_flat(*leaves):
+        lock_arguments(leaves, transform)
         try:
             out = f(*leaves) if plain_args else f(*tree_unflatten(in_tree, leaves))
         except ValueError as e:

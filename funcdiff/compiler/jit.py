@@ -25,7 +25,7 @@ from funcdiff.arguments.flattening import OutInfo, as_leaf, check_output, raise_
 from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
-from funcdiff.core import ShapedArray, Tracer, get_aval
+from funcdiff.core import ShapedArray, Tracer, get_aval, lock_arguments
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr
@@ -216,6 +216,7 @@ class Jitted:
         out_info = OutInfo()
 
         def f_flat(*leaves):
+            lock_arguments(leaves, f"jit({self._name})")
             dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
             it = iter(dyn_args)
             full = [args[i] if i in static else next(it) for i in range(len(args))]

@@ -142,6 +142,9 @@ class TapeTrace(Trace):
 
     lift = pure
 
+    def constant_tracer(self, val: Any) -> TapeTracer:
+        return TapeTracer(self, val, 0, get_aval(val))  # slot 0: off the tape
+
     def process_primitive(self, primitive, args, params):
         out = None
         factor = primitive.vjp_factor

@@ -63,9 +63,11 @@ inexact, floating = _np.inexact, _np.floating
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128, complexfloating = _np.complex64, _np.complex128, _np.complexfloating
 intp, uintp = _np.intp, _np.uintp
 finfo, iinfo = _np.finfo, _np.iinfo
 issubdtype, promote_types, can_cast = _np.issubdtype, _np.promote_types, _np.can_cast
+isdtype = _np.isdtype
 result_type = _dtypes.result_type  # accepts tracers; Python scalars are weak as in numpy 2
 # numpy's floating-point error handling governs the impls, which are numpy's: pass through
 seterr, geterr, errstate = _np.seterr, _np.geterr, _np.errstate
@@ -75,8 +77,8 @@ _NUMPY_OBJECTS = [
     "pi", "e", "inf", "nan", "euler_gamma", "newaxis", "ndarray", "dtype", "generic",
     "number", "bool_", "bool", "integer", "signedinteger", "unsignedinteger", "inexact",
     "floating", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "intp", "uintp", "finfo", "iinfo", "issubdtype",
-    "promote_types", "can_cast", "result_type", "seterr", "geterr", "errstate", "seterrcall",
+    "float16", "float32", "float64", "complex64", "complex128", "complexfloating", "intp",
+    "uintp", "finfo", "iinfo", "issubdtype", "isdtype", "promote_types", "can_cast", "result_type", "seterr", "geterr", "errstate", "seterrcall",
     "geterrcall",
 ]
 
@@ -133,3 +135,6 @@ __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODUL
 from funcdiff.numpy import linalg  # noqa: E402,F401
 from funcdiff.numpy import fft  # noqa: E402,F401
 from funcdiff.numpy import polynomial  # noqa: E402,F401
+from funcdiff.numpy import array_api  # noqa: E402  what a tracer's __array_namespace__ returns
+
+_interop.install_array_namespace(array_api)

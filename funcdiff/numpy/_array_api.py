@@ -24,6 +24,7 @@ from funcdiff.numpy._joining import split
 from funcdiff.numpy._linalg_basic import matmul
 from funcdiff.numpy._rounding import conj
 from funcdiff.numpy._shape import expand_dims, moveaxis, squeeze, swapaxes
+from funcdiff.numpy._views import returns_views
 
 
 def _operand(x: Any, name: str, min_ndim: int, what: str) -> Any:
@@ -129,6 +130,7 @@ def vecmat(x1, x2, /):
 # Axes
 
 
+@returns_views
 def matrix_transpose(x, /):
     """Swap the last two axes (numpy.matrix_transpose).
 
@@ -140,6 +142,7 @@ def matrix_transpose(x, /):
     return swapaxes(x, -1, -2)
 
 
+@returns_views
 def unstack(x, /, *, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple (numpy.unstack; the inverse of stack).
 

@@ -17,8 +17,10 @@ from funcdiff.numpy import _util
 from funcdiff.numpy._shape import _arr, _int, shape_of
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes as _broadcast_shapes
+from funcdiff.numpy._views import returns_views
 
 
+@returns_views
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     """Broadcast an array to a new shape (numpy broadcasting rules).
 
@@ -39,6 +41,7 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     return structural.broadcast_to(array, shape)
 
 
+@returns_views
 def broadcast_arrays(*args: Any, subok: bool = False) -> tuple:
     """Broadcast arrays against each other; returns a tuple (numpy 2).
 
@@ -92,6 +95,7 @@ def _atleast(name: str, nd: int, arys: tuple) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@returns_views
 def atleast_1d(*arys: Any) -> Any:
     """View inputs as arrays with at least one dimension (a tuple for several inputs).
 
@@ -102,11 +106,13 @@ def atleast_1d(*arys: Any) -> Any:
     return _atleast("atleast_1d", 1, arys)
 
 
+@returns_views
 def atleast_2d(*arys: Any) -> Any:
     """View inputs as arrays with at least two dimensions ((N,) becomes (1, N))."""
     return _atleast("atleast_2d", 2, arys)
 
 
+@returns_views
 def atleast_3d(*arys: Any) -> Any:
     """View inputs as arrays of at least 3 dimensions: (N,) is (1, N, 1), (M, N) is (M, N, 1)."""
     return _atleast("atleast_3d", 3, arys)

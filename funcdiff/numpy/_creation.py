@@ -26,6 +26,7 @@ from funcdiff.numpy._ufunc_support import (F64, PY_SCALARS, arg, _array, cast, d
                                            fname, shape_of)
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
+from funcdiff.numpy._views import distinct, note_views, returns_copies, returns_tracers_like
 
 
 
@@ -79,6 +80,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     if isinstance(object, Tracer) or has_tracer(object):
         dtype = None if dtype is None else dtype_arg("array", dtype)
         out = _util.asarray(object, fname("array"), dtype)
+        if copy and out is object:
+            out = distinct(out)  # numpy's copy: a write to it leaves the argument alone
     else:
         dtype = None if dtype is None else dtype_arg("array", dtype)
         try:
@@ -149,16 +152,23 @@ def _at_least_1d(name: str, a: Any, dtype: Any, like: Any) -> Any:
     if like is not None:
         raise UnsupportedNumpyError(f"funcdiff.numpy.{name} does not support like=")
     x = asarray(a, dtype)
-    return structural.reshape(x, new_sizes=(1,)) if shape_of(x) == () else x
+    shape = shape_of(x)
+    if shape == ():
+        out = structural.reshape(x, new_sizes=(1,))
+        if isinstance(x, Tracer):
+            note_views(x, out, f"{name}()")  # numpy's (1,) result is a view
+        return out
+    if name == "asfortranarray" and sum(n > 1 for n in shape) > 1:
+        return distinct(x)  # numpy copies a C-ordered array with two long axes
+    return x
 
 
+@returns_copies
 def copy(a, order="K", subok=False):
     """A new array with the values of ``a`` (like ``numpy.copy``).
 
-    Outside transforms this is ``numpy.copy`` of the converted input, so
-    writing into the result leaves ``a`` unchanged. Inside a transform values
-    are immutable, so the copy of a tracer is the tracer itself and its
-    derivative is the identity.
+    Writing into the result leaves ``a`` unchanged, outside transforms and
+    inside (where the copy is a new tracer whose derivative is the identity).
 
     Args:
       a: array_like, a tracer, or nested lists holding tracers.
@@ -183,7 +193,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (like ``numpy.astype``). Float to float and
     float to complex casts keep derivatives; complex to real is an error (take
     ``real`` explicitly)."""
-    return cast(_array("astype", x), dtype_arg("astype", dtype, allow_complex=True))
+    out = cast(_array("astype", x), dtype_arg("astype", dtype, allow_complex=True))
+    return distinct(out) if copy and out is x else out
 
 
 def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:
@@ -252,6 +263,7 @@ def _like(name: str, a: Any, dtype: Any, shape: Any) -> tuple[tuple[int, ...], n
     return shape, dtype
 
 
+@returns_tracers_like
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Zeros with the shape and dtype of ``a`` (like ``numpy.zeros_like``).
 
@@ -263,18 +275,22 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
     return np.zeros(shape, dtype)
 
 
+@returns_tracers_like
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Ones with the shape and dtype of ``a`` (like ``numpy.ones_like``)."""
     shape, dtype = _like("ones_like", a, dtype, shape)
     return np.ones(shape, dtype)
 
 
+@returns_tracers_like
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """A new array like ``prototype``; funcdiff fills it with zeros."""
     shape, dtype = _like("empty_like", prototype, dtype, shape)
     return np.zeros(shape, dtype)
 
 
+@returns_tracers_like
+@returns_copies
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """``fill_value`` in the shape and dtype of ``a`` (like ``numpy.full_like``).
 

@@ -23,6 +23,7 @@ from funcdiff.numpy import _util
 from funcdiff.numpy._ufunc_support import _array, _c, fname, shape_of
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
+from funcdiff.numpy._views import returns_views
 
 
 def _matrix_mask(name: str, m: Any, k: int, lower: bool) -> np.ndarray:
@@ -65,6 +66,7 @@ def triu(m, k=0):
     return ew.select(_matrix_mask("triu", m, k, False), m, _c(m, 0))
 
 
+@returns_views
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The ``offset`` diagonal of the ``(axis1, axis2)`` planes (like ``numpy.diagonal``).
 
@@ -124,6 +126,7 @@ def _diagonal_plan(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple:
             None if builtins.all(s == 1 for s in strides) else strides)
 
 
+@returns_views
 def diag(v, k=0):
     """Extract a diagonal of a 2-d array, or build a 2-d array from a 1-d diagonal.
 

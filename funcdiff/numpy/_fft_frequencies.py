@@ -83,12 +83,15 @@ def ifftshift(x, axes=None):
     return _shift("ifftshift", x, axes, -1)
 
 
-def _frequencies(name: str, n: Any, d: Any, device: Any, counts: np.ndarray) -> Any:
+def _frequencies(name: str, n: Any, d: Any, device: Any, dtype: Any,
+                 counts: np.ndarray) -> Any:
     if device not in (None, "cpu"):
         raise InvalidArgumentError(f"{fname(name)} runs on the CPU only; got device={device!r}")
     if isinstance(d, Tracer):
-        return fnp.multiply(counts.astype(np.float64), fnp.divide(1.0, fnp.multiply(n, d)))
-    return counts * (1.0 / (n * d))
+        out = fnp.multiply(counts.astype(np.float64), fnp.divide(1.0, fnp.multiply(n, d)))
+    else:
+        out = counts * (1.0 / (n * d))
+    return out if dtype is None else fnp.astype(out, dtype)
 
 
 def _check_n(name: str, n: Any) -> int:
@@ -97,9 +100,10 @@ def _check_n(name: str, n: Any) -> int:
     return int(n)
 
 
-def fftfreq(n, d=1.0, device=None):
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """The sample frequencies of ``fft`` for ``n`` points spaced ``d`` apart
-    (``numpy.fft.fftfreq``); ``d`` may be traced.
+    (``numpy.fft.fftfreq``); ``d`` may be traced. ``dtype`` (the array API
+    standard's keyword) casts the result.
 
     >>> import funcdiff.numpy as fnp
     >>> fnp.fft.fftfreq(4, d=0.5)
@@ -107,15 +111,16 @@ def fftfreq(n, d=1.0, device=None):
     """
     n = _check_n("fftfreq", n)
     counts = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return _frequencies("fftfreq", n, d, device, counts)
+    return _frequencies("fftfreq", n, d, device, dtype, counts)
 
 
-def rfftfreq(n, d=1.0, device=None):
-    """The sample frequencies of ``rfft`` (``numpy.fft.rfftfreq``); ``d`` may be traced.
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
+    """The sample frequencies of ``rfft`` (``numpy.fft.rfftfreq``); ``d`` may be traced,
+    and ``dtype`` casts the result.
 
     >>> import funcdiff.numpy as fnp
     >>> fnp.fft.rfftfreq(5)
     array([0. , 0.2, 0.4])
     """
     n = _check_n("rfftfreq", n)
-    return _frequencies("rfftfreq", n, d, device, np.arange(0, n // 2 + 1))
+    return _frequencies("rfftfreq", n, d, device, dtype, np.arange(0, n // 2 + 1))

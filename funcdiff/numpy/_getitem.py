@@ -30,12 +30,14 @@ from funcdiff.numpy._index_parsing import INDEX_DTYPE, parse
 from funcdiff.primitives import elementwise as el
 from funcdiff.primitives import indexing, slicing, structural
 from funcdiff.primitives.indexing import IndexOutOfBoundsError
+from funcdiff.numpy._views import returns_slice_views
 
 
 # ---------------------------------------------------------------------------
 # getitem
 
 
+@returns_slice_views
 def getitem(x: Any, idx: Any) -> Any:
     """``x[idx]`` with numpy's semantics, for tracers and arrays alike.
 

@@ -26,6 +26,7 @@ from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import (ConcretizationError, DTypeError, IndexOutOfBoundsError,
                              InvalidArgumentError, ShapeError)
 from funcdiff.numpy import _util
+from funcdiff.numpy._views import returns_views
 
 _INDEX = np.dtype(np.int64)
 
@@ -103,6 +104,7 @@ def diag_indices_from(arr: Any) -> tuple:
     return diag_indices(dims[0], len(dims))
 
 
+@returns_views
 def ix_(*args: Any) -> tuple:
     """An open mesh of index vectors, for cross-product indexing (numpy.ix_).
 

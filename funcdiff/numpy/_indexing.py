@@ -22,7 +22,9 @@ import numpy as np
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
+from funcdiff.numpy._arithmetic import add
 from funcdiff.numpy._getitem import getitem
+from funcdiff.numpy._logic import where
 from funcdiff.numpy._index_parsing import (INDEX_DTYPE, NonConcreteBooleanIndexError,
                                            concrete_or_none, mask_value)
 from funcdiff.primitives import elementwise as el
@@ -95,11 +97,13 @@ class _IndexUpdateRef:
 
     def set(self, values: Any, **_: Any) -> Any:
         """A copy of ``x`` with ``x[idx] = values`` (for repeated indices the last write wins)."""
-        return self._scatter("set", values, indexing.scatter)
+        masked = self._masked(values, lambda old, new: new)
+        return masked if masked is not None else self._scatter("set", values, indexing.scatter)
 
     def add(self, values: Any, **_: Any) -> Any:
         """A copy of ``x`` with ``values`` added at ``idx``; repeated indices accumulate."""
-        return self._scatter("add", values, indexing.scatter_add)
+        masked = self._masked(values, add)
+        return masked if masked is not None else self._scatter("add", values, indexing.scatter_add)
 
     def multiply(self, values: Any, **_: Any) -> Any:
         """A copy of ``x`` multiplied by ``values`` at ``idx``; repeated indices multiply
@@ -115,6 +119,19 @@ class _IndexUpdateRef:
         return self._combine("max", values)
 
     # --- implementation ---------------------------------------------------------
+
+    def _masked(self, values: Any, combine: Any) -> Any:
+        """The update as a select, where the index is a boolean mask of ``x``'s shape and
+        ``values`` one number: the same result, and its shape needs no count of the
+        mask's true entries (so it works on abstract masks, under jit)."""
+        x, mask = self.array, self.index
+        if not (isinstance(mask, (Tracer, np.ndarray)) and mask.dtype == np.bool_
+                and get_aval(mask).shape == get_aval(x).shape):
+            return None
+        values = _util.asarray(values, ".at[]")
+        if get_aval(values).shape != ():
+            return None
+        return where(mask, _util.cast(combine(x, values), get_aval(x).dtype), x)
 
     def _prepare(self, method: str, values: Any):
         x = self.array

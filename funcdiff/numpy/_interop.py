@@ -37,8 +37,8 @@ import numpy as np  # noqa: F401  still importable from here
 
 from funcdiff import dtypes  # noqa: F401  still importable from here
 from funcdiff.core import Tracer
-from funcdiff.errors import (ConcretizationError, TracerArrayConversionError,  # noqa: F401
-                             UnsupportedNumpyError)
+from funcdiff.errors import (ConcretizationError, InvalidArgumentError,  # noqa: F401
+                             TracerArrayConversionError, UnsupportedNumpyError)
 from funcdiff.numpy._tracer_conversion import (  # noqa: F401  re-exported: moved there
     POINTER, array, unsupported)
 from funcdiff.numpy._numpy_dispatch import (  # noqa: F401  re-exported: moved to _numpy_dispatch
@@ -47,7 +47,7 @@ from funcdiff.numpy._numpy_dispatch import (  # noqa: F401  re-exported: moved t
     numpy_name, numpy_objects, submodule_functions, _tables)
 from funcdiff.numpy._operators import (  # noqa: F401  re-exported: moved to _operators
     BINARY_OPERATORS, COMPARISONS, FALLBACKS, FLOAT_SCALAR_OPS, LOGICAL_OF, METHODS,
-    UNARY_OPERATORS, array_method, astype, at, binary, _bitwise, conj, _getitem,
+    UNARY_OPERATORS, array_method, astype, at, binary, _bitwise, conj, copy_method, _getitem,
     identity, imag, is_bool, nonzero, real, reshape_method, resolve, resolved,
     swap_last_two, transpose_method, unary)
 
@@ -68,7 +68,7 @@ def _tracer_methods() -> dict[str, tuple[Any, str | None]]:
     for name, value in dict(
             __getitem__=_getitem, at=property(at), reshape=reshape_method,
             transpose=transpose_method, T=property(lambda self: transpose_method(self)),
-            mT=property(swap_last_two), astype=astype, copy=identity, conj=conj,
+            mT=property(swap_last_two), astype=astype, copy=copy_method, conj=conj,
             conjugate=conj, real=property(real), imag=property(imag),
             nonzero=nonzero, __array__=array, __array_ufunc__=array_ufunc,
             __array_function__=array_function).items():
@@ -83,6 +83,33 @@ def install_tracer_methods() -> None:
     """
     for name, (value, _) in _tracer_methods().items():
         setattr(Tracer, name, value)
+
+
+def to_device(self: Tracer, device: Any, /, *, stream: Any = None) -> Tracer:
+    """The array API's ``x.to_device``: funcdiff's values live on the CPU."""
+    if device != "cpu":
+        raise InvalidArgumentError(
+            f"x.to_device({device!r}): funcdiff's numpy values live on the 'cpu' device only.")
+    return self
+
+
+def install_array_namespace(namespace: Any) -> None:
+    """Give ``Tracer`` the array API standard's ``__array_namespace__`` (returning
+    ``namespace``), ``device`` and ``to_device``.
+
+    Called once by ``funcdiff.numpy`` at import, after ``namespace`` exists.
+    """
+    def array_namespace(self: Tracer, /, *, api_version: str | None = None) -> Any:
+        if api_version is not None and api_version not in namespace.SUPPORTED_VERSIONS:
+            raise InvalidArgumentError(
+                f"x.__array_namespace__(api_version={api_version!r}): funcdiff implements "
+                f"the array API standard versions {', '.join(namespace.SUPPORTED_VERSIONS)}; "
+                "pass one of them or None.")
+        return namespace
+
+    Tracer.__array_namespace__ = array_namespace
+    Tracer.device = property(lambda self: "cpu")
+    Tracer.to_device = to_device
 
 
 # ---------------------------------------------------------------------------

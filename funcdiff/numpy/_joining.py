@@ -32,6 +32,7 @@ from funcdiff.numpy import _util
 from funcdiff.numpy._broadcasting import atleast_3d
 from funcdiff.numpy._shape import _arr, normalize_axis, _int, shape_of, ravel
 from funcdiff.primitives import slicing, structural
+from funcdiff.numpy._views import returns_copies, returns_views
 
 
 # ---------------------------------------------------------------------------
@@ -239,6 +240,7 @@ def column_stack(tup: Any) -> Any:
     return _concat("column_stack", arrs, 1, None)
 
 
+@returns_copies
 def block(arrays: Any) -> Any:
     """Assemble an array from nested lists of blocks (like ``numpy.block``).
 
@@ -332,6 +334,7 @@ def _split_points(name: str, n: int, indices_or_sections: Any, equal: bool) -> l
     return [0] + [int(i) for i in np.asarray(ios).ravel()] + [n]
 
 
+@returns_views
 def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split an array into sub-arrays (sections may differ in size by one).
 
@@ -342,6 +345,7 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return _split("array_split", ary, indices_or_sections, axis, equal=False)
 
 
+@returns_views
 def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split an array into equal sections or at the given indices.
 
@@ -389,6 +393,7 @@ def _split(name: str, ary: Any, ios: Any, axis: Any, equal: bool) -> list:
         ary, start_indices=p[0], limit_indices=p[1], strides=None) for p in plan]
 
 
+@returns_views
 def hsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split horizontally (axis 1, or axis 0 for 1-d arrays)."""
     ary = _arr(ary, "hsplit")
@@ -398,6 +403,7 @@ def hsplit(ary: Any, indices_or_sections: Any) -> list:
     return _split("hsplit", ary, indices_or_sections, 1 if ndim > 1 else 0, equal=True)
 
 
+@returns_views
 def vsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split vertically (along axis 0); needs at least 2 dimensions."""
     ary = _arr(ary, "vsplit")
@@ -406,6 +412,7 @@ def vsplit(ary: Any, indices_or_sections: Any) -> list:
     return _split("vsplit", ary, indices_or_sections, 0, equal=True)
 
 
+@returns_views
 def dsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split depth-wise (along axis 2); needs at least 3 dimensions."""
     ary = _arr(ary, "dsplit")

@@ -26,6 +26,7 @@ from funcdiff.numpy._ufunc_support import (BOOL, PY_SCALARS, arg, _array, binary
                                            NoValue, num_arg, promote, promote_compare,
                                            reject_out, result_dtype, shape_of, unary_ufunc)
 from funcdiff.primitives import elementwise as ew
+from funcdiff.numpy._views import returns_copies
 
 
 # ---------------------------------------------------------------------------
@@ -152,6 +153,7 @@ def select(condlist, choicelist, default=0):
     return result
 
 
+@returns_copies
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by large finite numbers (``numpy.nan_to_num``).
 

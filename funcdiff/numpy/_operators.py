@@ -166,12 +166,18 @@ def transpose_method(self, *axes):
 
 
 def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    """``x.astype(dtype)``: a cast (a no-op when the dtype already matches)."""
-    return _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype", allow_complex=True))
+    """``x.astype(dtype)``: a cast (a copy when the dtype already matches, as numpy's)."""
+    out = _util.cast(self, dtypes.check_dtype(dtype, "the dtype of astype", allow_complex=True))
+    return out.fresh_copy() if copy and out is self else out
 
 
 def identity(self, *args, **kwargs):
     return self
+
+
+def copy_method(self, *args, **kwargs):
+    """``x.copy()``: a new tracer, so that a write to either leaves the other alone."""
+    return self.fresh_copy()
 
 
 def real(self):

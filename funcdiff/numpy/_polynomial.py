@@ -29,6 +29,7 @@ from funcdiff import dtypes
 from funcdiff.errors import ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.primitives.cards import broadcast_shapes
+from funcdiff.numpy._views import returns_copies
 
 _INT = np.dtype(np.int64)
 
@@ -181,6 +182,7 @@ def polymul(a1: Any, a2: Any) -> Any:
     return fnp.convolve(a1, a2)
 
 
+@returns_copies
 def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
     """The quotient and remainder of polynomial division, ``u = q * v + r`` (numpy.polydiv).
 

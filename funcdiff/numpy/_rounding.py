@@ -22,6 +22,7 @@ from funcdiff.numpy._ufunc_support import (BOOL, F16, F64, INT8, arg, binary_ufu
                                            unary_ufunc)
 from funcdiff.primitives import complex_ops
 from funcdiff.primitives import elementwise as ew
+from funcdiff.numpy._views import returns_copies, returns_views
 
 
 # ---------------------------------------------------------------------------
@@ -98,6 +99,7 @@ heaviside = binary_ufunc("heaviside", promote_float, _heaviside,
                           "Elementwise step function: 0 below 0, ``x2`` at 0, 1 above.")
 
 
+@returns_copies
 def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue):
     """Limit the values of ``a`` to ``[a_min, a_max]`` (like ``numpy.clip``).
 
@@ -168,6 +170,7 @@ rint = unary_ufunc("rint", float_arg, ew.round,
                     "Elementwise rounding to the nearest integer, halves to even.")
 
 
+@returns_copies
 def fix(x, out=None):
     """Round toward zero elementwise (like ``numpy.fix``; integers unchanged).
 
@@ -179,6 +182,7 @@ def fix(x, out=None):
     return _trunc(num_arg("fix", x))
 
 
+@returns_copies
 def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimal places, halves to even (like ``numpy.round``).
 
@@ -242,6 +246,7 @@ def modf(x, /, out=(None, None), *, where=True, dtype=None):
 # Parts of funcdiff's real numbers
 
 
+@returns_copies
 def conjugate(x, /, out=None, *, where=True, dtype=None):
     """Complex conjugate; real arrays are returned as they are."""
     if out is not None or where is not True or dtype is not None:
@@ -256,12 +261,14 @@ def conjugate(x, /, out=None, *, where=True, dtype=None):
 conj = conjugate
 
 
+@returns_views
 def real(val):
     """The real part (like ``numpy.real``): ``val`` itself for real arrays."""
     z = complex_ops.complex_value(val)
     return num_arg("real", val) if z is None else complex_ops.real(z)
 
 
+@returns_views
 def imag(val):
     """The imaginary part (like ``numpy.imag``): zeros for real arrays."""
     z = complex_ops.complex_value(val)

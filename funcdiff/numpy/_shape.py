@@ -28,6 +28,7 @@ from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.primitives import slicing, structural
+from funcdiff.numpy._views import returns_views
 
 INDEX_DTYPE = np.dtype(np.int64)
 
@@ -133,6 +134,7 @@ def take_static(x: Any, axis: int, idx: Sequence[int]) -> Any:
 # Reshaping and axes
 
 
+@returns_views
 def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
             copy: Any = None) -> Any:
     """Give an array a new shape without changing its data (row-major order only).
@@ -199,6 +201,7 @@ def _resolve_shape(shape: Any, size: int, in_shape: tuple) -> tuple[int, ...]:
     return shape
 
 
+@returns_views
 def ravel(a: Any, order: str = "C") -> Any:
     """The array flattened to 1-d in row-major order.
 
@@ -211,6 +214,7 @@ def ravel(a: Any, order: str = "C") -> Any:
     return reshape(a, (-1,))
 
 
+@returns_views
 def transpose(a: Any, axes: Any = None) -> Any:
     """Permute the axes of an array (reverse them when ``axes`` is None).
 
@@ -243,6 +247,7 @@ def _reversed_axes(ndim: int) -> tuple[int, ...]:
     return tuple(range(ndim))[::-1]
 
 
+@returns_views
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     """Move axes of an array to new positions; the others keep their order.
 
@@ -263,6 +268,7 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     return transpose(a, order)
 
 
+@returns_views
 def swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
     """Interchange two axes of an array.
 
@@ -279,6 +285,7 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
     return transpose(a, perm)
 
 
+@returns_views
 def rollaxis(a: Any, axis: Any, start: int = 0) -> Any:
     """Roll ``axis`` backwards until it lies before position ``start`` (prefer moveaxis).
 
@@ -302,6 +309,7 @@ def rollaxis(a: Any, axis: Any, start: int = 0) -> Any:
     return transpose(a, perm)
 
 
+@returns_views
 def squeeze(a: Any, axis: Any = None) -> Any:
     """Remove axes of length one (all of them when ``axis`` is None).
 
@@ -331,6 +339,7 @@ def _unit_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(i for i, n in enumerate(shape) if n == 1)
 
 
+@returns_views
 def expand_dims(a: Any, axis: Any) -> Any:
     """Insert axes of length one at the given positions of the result.
 

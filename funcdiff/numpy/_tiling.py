@@ -25,6 +25,7 @@ from funcdiff.numpy._joining import operand
 from funcdiff.numpy._shape import (
     INDEX_DTYPE, _arr, normalize_axes, normalize_axis, _int, shape_of, transpose)
 from funcdiff.primitives import indexing, slicing, structural
+from funcdiff.numpy._views import returns_views
 
 
 # ---------------------------------------------------------------------------
@@ -140,6 +141,7 @@ def _flip_dims(ndim: int, axis: Any) -> tuple[int, ...]:
     return tuple(sorted(axes))
 
 
+@returns_views
 def flip(m: Any, axis: Any = None) -> Any:
     """Reverse the order of elements along the given axes (all when None).
 
@@ -156,6 +158,7 @@ def flip(m: Any, axis: Any = None) -> Any:
     return structural.rev_p.bind(m, dimensions=dims)
 
 
+@returns_views
 def fliplr(m: Any) -> Any:
     """Reverse the order of columns (axis 1); needs at least 2 dimensions."""
     m = _arr(m, "fliplr")
@@ -164,6 +167,7 @@ def fliplr(m: Any) -> Any:
     return flip(m, 1)
 
 
+@returns_views
 def flipud(m: Any) -> Any:
     """Reverse the order of rows (axis 0); needs at least 1 dimension."""
     m = _arr(m, "flipud")
@@ -236,6 +240,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     return a
 
 
+@returns_views
 def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
     """Rotate an array by 90 degrees ``k`` times in the plane of ``axes``.
 

@@ -25,6 +25,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, get_aval
 from funcdiff.errors import DTypeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
+from funcdiff.numpy._views import distinct
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
@@ -280,7 +281,8 @@ def unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
     def ufunc(x, /, out=None, *, where=True, dtype=None):
         if out is not None or where is not True or dtype is not None:
             (x,) = ufunc_options(name, (x,), out, where, dtype)
-        return op(prepare(name, x))
+        result = op(prepare(name, x))
+        return distinct(result) if result is x else result  # numpy's ufuncs never alias
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__module__ = _caller_module()
     ufunc.__doc__ = _doc(name, summary, example)
