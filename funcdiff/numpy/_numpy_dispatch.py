@@ -20,6 +20,7 @@ names in ``docs/numpy-support.md``.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -28,6 +29,7 @@ import funcdiff.numpy as fnp
 from funcdiff.core import Tracer
 from funcdiff.errors import UnsupportedNumpyError
 from funcdiff.numpy import _shape
+from funcdiff.numpy._polynomial_guard import check_caller
 from funcdiff.numpy._tracer_conversion import unsupported
 
 
@@ -163,6 +165,7 @@ def numpy_name(obj: Any) -> str:
 
 
 def array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    check_caller(sys._getframe(1))
     if method == "__call__" and not kwargs and _tables:  # the common case: a plain call
         fn = _tables["ufuncs"].get(ufunc)
         if fn is not None:
@@ -209,6 +212,7 @@ def array_function(self: Tracer, func: Callable, types: tuple, args: tuple,
                     kwargs: dict) -> Any:
     if not all(issubclass(t, (Tracer, np.ndarray)) for t in types):
         return NotImplemented
+    check_caller(sys._getframe(1))
     fn = build_tables()["functions"].get(func)
     if fn is None:
         name = getattr(func, "__name__", "")
