@@ -110,6 +110,8 @@ def returns_slice_views(getitem: Callable) -> Callable:
 
 def basic_index(idx: Any, ndim: int) -> bool:
     """Whether ``x[idx]`` is a numpy view: basic indexing that leaves an axis."""
+    if type(idx) is int:  # the common case, first
+        return ndim > 1
     items = idx if isinstance(idx, tuple) else (idx,)
     integers = 0
     for item in items:
