@@ -1,0 +1,26 @@
+"""funcdiff.scipy.stats: log-densities of common distributions, differentiable in every mode.
+
+Each distribution is a module with scipy's method names and arguments
+(``norm.logpdf(x, loc=0, scale=1)``, ``gamma.logpdf(x, a, loc=0, scale=1)``,
+...), so ``from funcdiff.scipy.stats import norm`` and ``import
+funcdiff.scipy.stats.norm as norm`` (autograd's spelling) both work. Every function
+is a composition of ``funcdiff.scipy.special`` and funcdiff primitives, so derivatives with respect to the data *and* the parameters come
+for free, to any order, under ``vmap`` and ``jit``. Arguments broadcast against
+each other and are promoted like scipy's (integers become float64, float32
+stays float32).
+
+Values outside a distribution's support are ``-inf`` (log-densities) or 0
+(densities), computed from a safe in-support stand-in and selected afterwards,
+so their derivatives are exact zeros rather than NaN. Parameters are assumed
+valid (positive scales, shapes and degrees of freedom); scipy returns NaN for
+invalid parameters, funcdiff returns whatever the formula gives.
+
+``norm.logcdf`` stays accurate and finite far into the left tail (it uses
+``special.log_ndtr``). ``multivariate_normal.logpdf`` factors the covariance
+by Cholesky and solves the triangular system (``funcdiff.numpy.linalg`` and
+``funcdiff.scipy.linalg``).
+"""
+
+from funcdiff.scipy.stats import beta, gamma, multivariate_normal, norm, poisson, t
+
+__all__ = ["norm", "t", "gamma", "beta", "poisson", "multivariate_normal"]
