@@ -34,6 +34,8 @@ dtype helpers re-exported as they are.
 
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as _np
 
 from funcdiff import dtypes as _dtypes
@@ -138,3 +140,9 @@ from funcdiff.numpy import polynomial  # noqa: E402,F401
 from funcdiff.numpy import array_api  # noqa: E402  what a tracer's __array_namespace__ returns
 
 _interop.install_array_namespace(array_api)
+
+# numpy.random itself, as autograd.numpy.random is: random numbers are data drawn outside
+# the differentiated function, so ``fnp.random.randn`` and ``import funcdiff.numpy.random``
+# (registered under that name so the import statement finds it) are numpy's.
+random = _np.random
+_sys.modules[__name__ + ".random"] = _np.random
