@@ -14,7 +14,7 @@ from funcdiff import tree_util
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp,
                           vmap)
-from funcdiff.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from funcdiff.jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
 from funcdiff.compiler.jit import jit
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr
@@ -31,7 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "linear_transpose", "jacfwd",
-    "jacrev", "jacobian", "hessian", "hvp", "vmap", "jit", "make_jaxpr", "stop_gradient",
+    "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad", "vmap", "jit", "make_jaxpr", "stop_gradient",
     "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_name",
     "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn",
     "numpy", "scipy", "test_util", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr",

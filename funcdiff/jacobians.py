@@ -353,4 +353,67 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     return out[0] if len(primals) == 1 else out
 
 
-__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
+def elementwise_grad(f: Callable, argnums: int | Sequence[int] = 0,
+                     has_aux: bool = False) -> Callable:
+    """The gradient of ``sum(f(x))``: for an elementwise ``f``, each output's derivative
+    with respect to its own input (autograd's ``elementwise_grad``).
+
+    It is one reverse pass pulling back a cotangent of ones, ``vjp(f, x)[1](ones)``:
+    for any ``f`` with one array output, the sum of the Jacobian's rows. It nests
+    (``elementwise_grad(elementwise_grad(f))`` is the second derivative of an
+    elementwise ``f``) and composes with every transform.
+
+    Args:
+      f: function returning one floating-point array (of any shape).
+      argnums: which positional argument(s) to differentiate (int or tuple).
+      has_aux: if True, ``f`` returns ``(value, aux)`` and the result is
+        ``(gradient, aux)``.
+
+    Returns:
+      A function with ``f``'s signature returning arrays shaped like the
+      differentiated arguments.
+
+    Raises:
+      DifferentiationError: if ``f`` returns a pytree or an integer or boolean
+        array, or an argument to differentiate is an integer or boolean array.
+
+    >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
+    >>> fd.elementwise_grad(fnp.sin)(np.array([0.0, np.pi]))           # cos x
+    array([ 1., -1.])
+    >>> fd.elementwise_grad(fd.elementwise_grad(lambda x: x ** 3))(np.array([1.0, 2.0]))
+    array([ 6., 12.])
+    """
+    name = "elementwise_grad"
+
+    @wraps(f)
+    def elementwise_grad_f(*args, **kwargs):
+        nums = normalize_argnums(argnums, len(args), name)
+        p_flat, p_tree = differentiable_leaves(args, nums, name)
+        out_info = OutInfo()
+        fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
+        f_flat = flat_fun(partial_on(fk, args, nums), p_tree, out_info, has_aux, name)
+        outs, lin = reverse_flat(f_flat, p_flat)
+        if out_info.tree.num_leaves != 1:
+            raise DifferentiationError(
+                f"elementwise_grad requires f to return one array, but it returned the "
+                f"pytree {out_info.tree}. Apply it to each output, or use jacrev(f) or "
+                "vjp(f, x) for a function of several outputs.")
+        aval = lin.out_avals[0]
+        if not dtypes.is_float(aval.dtype):
+            raise DifferentiationError(
+                f"elementwise_grad requires a floating-point output, but f returned "
+                f"{aval.str_short()}: an integer or boolean result has no derivative. "
+                "Return the float values to differentiate, and anything else as an aux "
+                "value with has_aux=True.")
+        ones = np.ones(aval.shape, aval.dtype)
+        cts = pull_back(drop_outputs(lin, 1) if has_aux else lin, [ones], release=True)
+        grads = tree_unflatten(p_tree, cts)
+        if isinstance(argnums, int):
+            grads = grads[0]
+        if has_aux:
+            return grads, out_info.aux_tree.unflatten(outs[out_info.n:])
+        return grads
+    return elementwise_grad_f
+
+
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad"]

@@ -55,3 +55,65 @@ def test_autograd_style_stats_imports_match_scipy():
     assert np.allclose(mvn.logpdf(pts, np.zeros(2), cov),
                        scipy_stats.multivariate_normal.logpdf(pts, np.zeros(2), cov))
     assert np.allclose(stats.t.logpdf(x, 3.0), scipy_stats.t.logpdf(x, 3.0))
+
+
+def _central(f, x, h=1e-6):
+    """Central differences of an elementwise f, element by element."""
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+ELEMENTWISE = [
+    ("tanh", fnp.tanh, np.tanh),
+    ("logistic", lambda x: (1.0 - fnp.exp(-x)) / (1.0 + fnp.exp(-x)),
+     lambda x: (1.0 - np.exp(-x)) / (1.0 + np.exp(-x))),
+    ("x sin x", lambda x: x * fnp.sin(x), lambda x: x * np.sin(x)),
+]
+
+
+@pytest.mark.parametrize("name,f,f_np", ELEMENTWISE, ids=[r[0] for r in ELEMENTWISE])
+def test_elementwise_grad_matches_grad_of_sum_and_finite_differences(name, f, f_np):
+    x = np.linspace(-3.0, 3.0, 7).reshape(7, 1) * np.ones((1, 2))
+    egrad = fd.elementwise_grad(f)(x)
+    assert egrad.shape == x.shape
+    assert np.allclose(egrad, fd.grad(lambda v: fnp.sum(f(v)))(x), rtol=1e-13, atol=0)
+    assert np.allclose(egrad, _central(f_np, x), rtol=1e-7, atol=1e-9)
+    second = fd.elementwise_grad(fd.elementwise_grad(f))(x)
+    assert np.allclose(second, _central(lambda v: fd.elementwise_grad(f)(v), x), rtol=1e-6, atol=1e-8)
+    assert np.allclose(second[:, 0], np.diagonal(fd.hessian(lambda v: fnp.sum(f(v)))(x[:, 0])),
+                       rtol=1e-12, atol=1e-15)
+
+
+def test_elementwise_grad_of_the_logistic_tanh_has_closed_forms():
+    """autograd's tanh example: (1 - e^-x) / (1 + e^-x) = tanh(x / 2), four derivatives."""
+    f = ELEMENTWISE[1][1]
+    x = np.linspace(-7.0, 7.0, 9)
+    t = np.tanh(x / 2)
+    d1 = (1 - t ** 2) / 2
+    d2 = -t * d1
+    d3 = -(d1 * d1 + t * d2)
+    d4 = -(3 * d1 * d2 + t * d3)
+    egrad = fd.elementwise_grad
+    got = [egrad(f), egrad(egrad(f)), egrad(egrad(egrad(f))), egrad(egrad(egrad(egrad(f))))]
+    for g, want in zip(got, [d1, d2, d3, d4]):
+        assert np.allclose(g(x), want, rtol=1e-9, atol=1e-12)
+
+
+def test_elementwise_grad_arguments_aux_and_transforms():
+    x, y = np.array([0.5, 1.5]), np.array([2.0, -1.0])
+    gx, gy = fd.elementwise_grad(lambda a, b: a * b ** 2, argnums=(0, 1))(x, y)
+    assert np.allclose(gx, y ** 2) and np.allclose(gy, 2 * x * y)
+    g, aux = fd.elementwise_grad(lambda a: (fnp.exp(a), "aux"), has_aux=True)(x)
+    assert np.allclose(g, np.exp(x)) and aux == "aux"
+    jitted = fd.jit(fd.elementwise_grad(fnp.sin))(x)
+    batched = fd.vmap(fd.elementwise_grad(fnp.sin))(x.reshape(2, 1))
+    assert np.allclose(jitted, np.cos(x)) and np.allclose(batched.ravel(), np.cos(x))
+    assert np.allclose(fd.jvp(fd.elementwise_grad(fnp.sin), (x,), (np.ones(2),))[1], -np.sin(x))
+
+
+def test_elementwise_grad_errors_name_the_transform():
+    with pytest.raises(fd.errors.DifferentiationError, match="elementwise_grad.*one array"):
+        fd.elementwise_grad(lambda a: (a, a))(np.ones(2))
+    with pytest.raises(fd.errors.DifferentiationError, match="elementwise_grad.*floating-point"):
+        fd.elementwise_grad(lambda a: a > 0)(np.ones(2))
+    with pytest.raises(fd.FunctionalDiffError, match="elementwise_grad"):
+        fd.elementwise_grad(lambda a: a * 1.0)(np.arange(3))
