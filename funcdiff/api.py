@@ -27,7 +27,7 @@ from funcdiff.interpreters.tape_function import TapeFunction, tape_vjp_flat
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from funcdiff.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from funcdiff.arguments.flattening import (OutInfo, as_leaf, describe, differentiable_leaves,
+from funcdiff.arguments.flattening import (OutInfo, as_leaf, check_complex_inputs, describe, differentiable_leaves,
                                  flat_fun, flatten_args, materialize, normalize_argnums,
                                  partial_on, wraps, zeros_like_aval)
 from funcdiff.arguments.batch import batched_call
@@ -94,7 +94,7 @@ def _check_tangents(primals_flat, tangents_flat, primal_tree, tangent_tree, tran
             ta = ShapedArray(np.shape(t), dtypes.float0)
         else:
             ta = get_aval(t)
-        if not dtypes.is_float(pa.dtype):
+        if not dtypes.is_inexact(pa.dtype):
             if ta.dtype == dtypes.float0 or not np.any(np.asarray(t)):
                 out.append(Zero(ShapedArray(pa.shape, dtypes.float0)))
                 continue
@@ -300,7 +300,7 @@ def drop_outputs(lin, n: int):
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable:
+                   has_aux: bool = False, holomorphic: bool = False) -> Callable:
     """Like ``grad``, but the returned function gives ``(value, gradient)``.
 
     Args:
@@ -308,6 +308,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
       argnums: which positional argument(s) to differentiate (int or tuple).
       has_aux: if True, ``f`` returns ``(value, aux)`` and the result is
         ``((value, aux), gradient)``.
+      holomorphic: as for ``grad``.
 
     Returns:
       A function with ``f``'s signature returning ``(value, gradient)``.
@@ -324,6 +325,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     def value_and_grad_f(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), "grad")
         p_flat, p_tree = differentiable_leaves(args, nums, "grad")
+        if holomorphic or any(x.dtype.kind == "c" for x in p_flat):
+            check_complex_inputs(p_flat, holomorphic, "grad")
         out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
         f_flat = flat_fun(partial_on(fk, args, nums), p_tree, out_info, has_aux, "grad")
@@ -334,18 +337,24 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                 f"grad requires a scalar output, but f returned a pytree {out_tree}. Use "
                 "jacrev(f) for the full Jacobian, or reduce the output to one scalar.")
         aval = lin.out_avals[0]
-        if aval.shape == () and dtypes.is_complex(aval.dtype):
+        if aval.shape == () and dtypes.is_complex(aval.dtype) and not holomorphic:
             raise DifferentiationError(
                 f"grad requires a real scalar output, but f returned the complex "
-                f"{aval.str_short()}; complex values are supported only as intermediates. "
-                "Return a real scalar, e.g. fnp.real(z) or fnp.abs(z) (or fnp.abs(z) ** 2), "
-                "or use vjp(f, x) to pull back a chosen complex cotangent.")
+                f"{aval.str_short()}. Return a real scalar, e.g. fnp.real(z) or fnp.abs(z) "
+                "(or fnp.abs(z) ** 2); for a holomorphic f pass grad(f, holomorphic=True) "
+                "to get f'(z); or use vjp(f, z) to pull back a chosen complex cotangent.")
+        if holomorphic and not dtypes.is_complex(aval.dtype) and aval.shape == ():
+            raise DifferentiationError(
+                f"grad(holomorphic=True) requires a complex scalar output, but f returned "
+                f"{aval.str_short()}. A real-valued function of complex inputs is not "
+                "holomorphic (unless constant): drop holomorphic=True to get its gradient "
+                "df/dx - i df/dy.")
         if aval.shape != ():
             raise DifferentiationError(
                 f"grad requires a scalar output, but f returned {aval.str_short()}. Use "
                 "jacrev(f) for the full Jacobian, vjp(f, x) to pull back a chosen "
                 "cotangent, or reduce the output (e.g. .sum()).")
-        if not dtypes.is_float(aval.dtype):
+        if not dtypes.is_inexact(aval.dtype):
             raise DifferentiationError(
                 f"grad requires a floating-point scalar output, but f returned "
                 f"{aval.str_short()}: an integer or boolean result (a count, argmax, a "
@@ -364,29 +373,42 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     return value_and_grad_f
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """The gradient of a scalar-valued function, by reverse mode.
 
+    Complex inputs follow JAX's convention: for a real ``f`` of ``z = x + iy``
+    the gradient is ``df/dx - i df/dy`` (so a descent step is
+    ``z - lr * conj(g)``); with ``holomorphic=True`` and a complex ``f`` it is
+    ``f'(z)``.
+
     Args:
-      f: function returning a real scalar (0-d float array or Python float).
+      f: function returning a real scalar (0-d float array or Python float),
+        or a complex one with ``holomorphic=True``.
       argnums: which positional argument(s) to differentiate: an int gives the
         gradient for that argument, a tuple gives a tuple of gradients.
       has_aux: if True, ``f`` returns ``(value, aux)`` and the gradient
         function returns ``(gradient, aux)``.
+      holomorphic: ``f`` is holomorphic in its (complex) inputs; return ``f'(z)``.
 
     Returns:
       A function with ``f``'s signature returning gradients shaped like the
       differentiated arguments.
 
     Raises:
-      DifferentiationError: if ``f``'s output is not a real scalar, or an
-        argument to differentiate is an integer or boolean array.
+      DifferentiationError: if ``f``'s output is not a real scalar (a complex
+        one without ``holomorphic=True``), or an argument to differentiate is an
+        integer or boolean array (or real, with ``holomorphic=True``).
 
     >>> import funcdiff as fd, funcdiff.numpy as fnp, numpy as np
     >>> fd.grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
+    >>> complex(fd.grad(lambda z: fnp.abs(z) ** 2)(1 + 2j))
+    (2-4j)
+    >>> complex(fd.grad(fnp.sin, holomorphic=True)(1 + 2j)) == complex(np.cos(1 + 2j))
+    True
     """
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     @wraps(f)
     def grad_f(*args, **kwargs):
@@ -415,10 +437,10 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
     """
     p_flat, p_tree = flatten_args(primals, "linear_transpose", "primal")
     for i, p in enumerate(p_flat):
-        if not dtypes.is_float(get_aval(p).dtype):
+        if not dtypes.is_inexact(get_aval(p).dtype):
             raise DifferentiationError(
                 f"linear_transpose: primal leaf {i} has dtype {get_aval(p).dtype}; linear "
-                "functions are transposed over floating inputs only.")
+                "functions are transposed over floating and complex inputs only.")
     out_info = OutInfo()
     closed = trace_to_jaxpr(flat_fun(f, p_tree, out_info, transform="linear_transpose"),
                             [get_aval(x) for x in p_flat], dynamic=False)

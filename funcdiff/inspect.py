@@ -167,7 +167,7 @@ def _flatten_call(f: Callable, args: tuple, what: str, argnums):
             x = np.asarray(x) if type(x) in (float, int, bool) else x
             leaves.append(x)
             labels.append(f"argument {i}" + (f" leaf {j}" if len(arg_leaves) > 1 else ""))
-            mask.append(dtypes.is_float(get_aval(x).dtype) and (nums is None or i in nums))
+            mask.append(dtypes.is_inexact(get_aval(x).dtype) and (nums is None or i in nums))
     _, in_tree = tree_flatten(tuple(args))
 
     def f_flat(*xs):

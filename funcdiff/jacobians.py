@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import dtypes
-from funcdiff.arguments.flattening import (OutInfo, differentiable_leaves, flat_fun,
+from funcdiff.arguments.flattening import (OutInfo, check_complex_inputs, differentiable_leaves, flat_fun,
                                  is_array_like, materialize, normalize_argnums, partial_on,
                                  wraps)
 from funcdiff.api import drop_outputs, _jvp, pull_back, reverse_flat, grad
@@ -63,11 +63,13 @@ def _reshaped(x: Any, shape: tuple) -> Any:
 
 
 def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
-              name: str) -> Callable:
+              name: str, holomorphic: bool = False) -> Callable:
     @wraps(f)
     def jac_f(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), name)
         p_flat, p_tree = differentiable_leaves(args, nums, name)
+        if holomorphic or any(x.dtype.kind == "c" for x in p_flat):
+            check_complex_inputs(p_flat, holomorphic, name, complex_allowed=mode == "rev")
         in_avals = [get_aval(x) for x in p_flat]
         out_info = OutInfo()
         fk = (lambda *a: f(*a, **kwargs)) if kwargs else f
@@ -81,7 +83,8 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             def push(*t):
                 primals_out, tangents_out = jvp_flat(f_flat, p_flat, list(t))
                 n_main = out_info.n
-                _check_float_outputs([get_aval(p) for p in primals_out[:n_main]], name)
+                _check_outputs([get_aval(p) for p in primals_out[:n_main]], name, mode,
+                               holomorphic)
                 return [materialize(x) for x in tangents_out[:n_main]] + primals_out[n_main:]
 
             def out_dims():
@@ -111,7 +114,7 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
             lin_main = drop_outputs(lin, n_out) if has_aux else lin
             out_avals = lin.out_avals[:n_out]
             aux_leaves = outs[n_out:]
-            _check_float_outputs(out_avals, name)
+            _check_outputs(out_avals, name, mode, holomorphic)
             # one batched vjp: row k of the Jacobian is e_k^T J
             basis, m = _std_basis(out_avals)
             if type(lin_main) is TapeFunction:  # eager: the tape batches its own pullback
@@ -143,14 +146,28 @@ def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | 
     return jac_f
 
 
-def _check_float_outputs(avals: Sequence[ShapedArray], name: str) -> None:
+def _check_outputs(avals: Sequence[ShapedArray], name: str, mode: str,
+                   holomorphic: bool) -> None:
+    """Outputs a Jacobian can have: floating or complex; complex outputs in reverse
+    mode only with ``holomorphic=True`` (a row of a complex output would need a
+    complex structure the function may not have), and with it, complex only."""
     for i, a in enumerate(avals):
-        if not dtypes.is_float(a.dtype):
+        if not dtypes.is_inexact(a.dtype):
             raise DifferentiationError(
                 f"{name}: output leaf {i} has dtype {a.dtype}; Jacobians need floating "
                 "outputs (an integer or boolean result, such as argmax or a comparison, has "
                 "no derivative). Return it as an aux value with has_aux=True, or convert "
                 "it with .astype(float) if it should be differentiated as a float.")
+        if holomorphic and not dtypes.is_complex(a.dtype):
+            raise DifferentiationError(
+                f"{name}(holomorphic=True): output leaf {i} is real ({a.str_short()}); a "
+                "holomorphic function has complex outputs. Drop holomorphic=True.")
+        if mode == "rev" and dtypes.is_complex(a.dtype) and not holomorphic:
+            raise DifferentiationError(
+                f"{name} needs real outputs without holomorphic=True, but output leaf {i} "
+                f"is {a.str_short()}. For a holomorphic function pass holomorphic=True; "
+                "otherwise return the real and imaginary parts (fnp.real, fnp.imag) as "
+                "separate outputs, or use jacfwd.")
 
 
 def _chunked(run: Callable, basis: list[StdBasis], n: int, chunk_size: int | None,
@@ -177,7 +194,7 @@ def _chunked(run: Callable, basis: list[StdBasis], n: int, chunk_size: int | Non
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable:
+           chunk_size: int | None = None, holomorphic: bool = False) -> Callable:
     """The Jacobian by forward mode: one batched jvp over the input basis.
 
     Args:
@@ -186,6 +203,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
       has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
       chunk_size: process at most this many basis vectors per batched pass,
         to bound memory.
+      holomorphic: ``f`` is holomorphic in its complex inputs: the Jacobian of
+        complex derivatives ``f'(z)``. Without it, inputs must be real (the
+        outputs may be complex).
 
     Returns:
       A function returning the Jacobian: for each output leaf, an entry per
@@ -196,11 +216,11 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     array([[2., 0.],
            [0., 4.]])
     """
-    return _jacobian(f, argnums, has_aux, "fwd", chunk_size, "jacfwd")
+    return _jacobian(f, argnums, has_aux, "fwd", chunk_size, "jacfwd", holomorphic)
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable:
+           chunk_size: int | None = None, holomorphic: bool = False) -> Callable:
     """The Jacobian by reverse mode: one batched vjp over the output basis.
 
     Args:
@@ -208,6 +228,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
       argnums: argument(s) to differentiate.
       has_aux: if True, ``f`` returns ``(out, aux)``; returns ``(jac, aux)``.
       chunk_size: process at most this many cotangent basis vectors per pass.
+      holomorphic: ``f`` is holomorphic in its complex inputs: ``f'(z)``, as for
+        jacfwd. Without it, outputs must be real; complex inputs get rows
+        ``df/dx - i df/dy``, grad's convention.
 
     Returns:
       A function returning the Jacobian with blocks of shape ``out.shape + in.shape``.
@@ -217,11 +240,11 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     array([[2., 0.],
            [2., 1.]])
     """
-    return _jacobian(f, argnums, has_aux, "rev", chunk_size, "jacrev")
+    return _jacobian(f, argnums, has_aux, "rev", chunk_size, "jacrev", holomorphic)
 
 
 def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
-             has_aux: bool = False) -> Callable:
+             has_aux: bool = False, holomorphic: bool = False) -> Callable:
     """The Jacobian, choosing forward or reverse mode by the input and output sizes.
 
     Forward mode costs one pass per input element, reverse mode one per
@@ -234,7 +257,7 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
       f: function of pytrees of arrays.
       argnums: argument(s) to differentiate.
       mode: "auto", "fwd" or "rev".
-      has_aux: as for jacfwd.
+      has_aux, holomorphic: as for jacfwd.
 
     Returns:
       A function returning the Jacobian, like jacfwd/jacrev.
@@ -249,7 +272,8 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     """
     if mode not in ("auto", "fwd", "rev"):
         raise InvalidArgumentError(f"jacobian mode must be 'auto', 'fwd' or 'rev', not {mode!r}")
-    modes = {m: _jacobian(f, argnums, has_aux, m, None, "jacobian") for m in ("fwd", "rev")}
+    modes = {m: _jacobian(f, argnums, has_aux, m, None, "jacobian", holomorphic)
+             for m in ("fwd", "rev")}
     # Total output size per input signature (tree and avals), so that staging f
     # to find it happens once per signature rather than on every call. It only
     # steers the choice of mode, never the result.
@@ -304,7 +328,8 @@ def _eval_shape(f: Callable, tree: PyTreeDef, avals: Sequence[ShapedArray],
     return closed.out_avals[:n]
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
     """The Hessian of a scalar function: ``jacfwd(jacrev(f))``.
 
     Args:
@@ -312,6 +337,8 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
       argnums: argument(s) to differentiate.
       has_aux: if True, ``f`` returns ``(value, aux)``; the Hessian function
         then returns ``(hessian, aux)``, with ``aux`` as ``f`` computed it.
+      holomorphic: ``f`` is holomorphic in its complex inputs: ``f''(z)``.
+        Without it, inputs must be real.
 
     Returns:
       A function returning the Hessian with blocks of shape ``in.shape + in.shape``.
@@ -324,7 +351,18 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     >>> h.shape, aux
     ((2, 2), 2)
     """
-    return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+    hess = jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+
+    @wraps(f)
+    def hessian_f(*args, **kwargs):
+        if not holomorphic:  # name hessian, not its inner jacfwd, in the error
+            nums = normalize_argnums(argnums, len(args), "hessian")
+            leaves, _ = differentiable_leaves(args, nums, "hessian")
+            if any(x.dtype.kind == "c" for x in leaves):
+                check_complex_inputs(leaves, holomorphic, "hessian", complex_allowed=False)
+        return hess(*args, **kwargs)
+    return hessian_f
 
 
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:

@@ -54,9 +54,9 @@ def _as_array(x: Any, fn: str, where: str) -> Any:
     if isinstance(x, Tracer):
         return x
     if isinstance(x, (np.ndarray, np.generic)):
-        dtypes.check_dtype(x.dtype, f"{fn}'s {where}")
+        dtypes.check_dtype(x.dtype, f"{fn}'s {where}", allow_complex=True)
         return x
-    if type(x) in (bool, int, float):
+    if type(x) in (bool, int, float, complex):
         return np.asarray(x)
     raise InvalidArgumentError(
         f"{fn}: {where} is a {type(x).__name__} ({x!r:.60}); operands and carries must be "

@@ -5,6 +5,12 @@ function with central differences along random directions, checks the adjoint
 identity ``<u, J v> == <J^T u, v>`` that ties the two modes together, and
 recurses to check higher orders: the derivative functions are themselves
 differentiated.
+
+Complex arguments and outputs follow JAX's convention: a tangent direction is
+a random complex array (so the finite differences step in the real and the
+imaginary part at once), and a cotangent ``u`` pairs with a value ``y`` as
+``Re(sum(u * y))``, unconjugated, which is the pairing reverse mode transposes
+under.
 """
 
 from __future__ import annotations
@@ -28,9 +34,16 @@ class GradientCheckError(FunctionalDiffError, AssertionError):
 
 def _random_like(x: Any, rng: np.random.Generator) -> Any:
     a = np.asarray(x)
+    if dtypes.is_complex(a.dtype):
+        return (rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape)).astype(a.dtype)
     if not dtypes.is_float(a.dtype):
         return np.zeros(a.shape, dtypes.float0)
     return rng.standard_normal(a.shape).astype(a.dtype)
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    """``x`` in float64, or complex128 for complex values (never dropping a part)."""
+    return x.astype(np.complex128 if dtypes.is_complex(x.dtype) else np.float64)
 
 
 def _flat_float(tree: Any) -> list[np.ndarray]:
@@ -38,10 +51,11 @@ def _flat_float(tree: Any) -> list[np.ndarray]:
 
 
 def _vdot(a: Any, b: Any) -> float:
+    """``Re(sum(a * b))`` over the leaves: the unconjugated pairing of JAX's convention."""
     total = 0.0
     for x, y in zip(_flat_float(a), _flat_float(b)):
-        if dtypes.is_float(x.dtype) and dtypes.is_float(y.dtype):
-            total += float(np.sum(x.astype(np.float64) * y.astype(np.float64)))
+        if dtypes.is_inexact(x.dtype) and dtypes.is_inexact(y.dtype):
+            total += float(np.real(np.sum(_wide(x) * _wide(y))))
     return total
 
 
@@ -52,7 +66,7 @@ def _axpy(alpha: float, v: Any, x: Any) -> Any:
     out = []
     for xl, vl in zip(leaves, v_leaves):
         xa = np.asarray(xl)
-        if dtypes.is_float(xa.dtype):
+        if dtypes.is_inexact(xa.dtype):
             out.append((xa + alpha * np.asarray(vl)).astype(xa.dtype))
         else:
             out.append(xl)
@@ -62,7 +76,7 @@ def _axpy(alpha: float, v: Any, x: Any) -> Any:
 def _sub_scaled(a: Any, b: Any, scale: float) -> Any:
     la, tree = tree_flatten(a)
     lb = tree_flatten(b)[0]
-    return tree_unflatten(tree, [(np.asarray(x, np.float64) - np.asarray(y, np.float64)) * scale
+    return tree_unflatten(tree, [(_wide(np.asarray(x)) - _wide(np.asarray(y))) * scale
                                  for x, y in zip(la, lb)])
 
 
@@ -77,9 +91,11 @@ def _assert_close(name: str, expected: Any, actual: Any, atol: float, rtol: floa
             continue
         if e.shape != a.shape:
             raise GradientCheckError(f"{name}: leaf {i} has shape {a.shape}, expected {e.shape}")
-        if not np.allclose(a.astype(np.float64), e.astype(np.float64), atol=atol, rtol=rtol,
-                           equal_nan=True):
-            err = np.max(np.abs(a.astype(np.float64) - e.astype(np.float64)))
+        if dtypes.is_complex(a.dtype) != dtypes.is_complex(e.dtype) and (
+                np.any(np.imag(a)) or np.any(np.imag(e))):
+            raise GradientCheckError(f"{name}: leaf {i} is {a.dtype}, expected {e.dtype}")
+        if not np.allclose(_wide(a), _wide(e), atol=atol, rtol=rtol, equal_nan=True):
+            err = np.max(np.abs(_wide(a) - _wide(e)))
             raise GradientCheckError(
                 f"{name}: leaf {i} differs (max abs error {err:.3g}, atol={atol}, "
                 f"rtol={rtol}).\nexpected:\n{e}\nactual:\n{a}")
@@ -94,8 +110,8 @@ def _numerical_jvp(f: Callable, args: Sequence[Any], tangents: Sequence[Any], ep
 def _default(table: dict, args: Sequence[Any], given: float | None) -> float:
     if given is not None:
         return given
-    float_dtypes = [np.asarray(l).dtype for l in tree_flatten(tuple(args))[0]
-                    if dtypes.is_float(np.asarray(l).dtype)]
+    float_dtypes = [dtypes.real_dtype(np.asarray(l).dtype) for l in tree_flatten(tuple(args))[0]
+                    if dtypes.is_inexact(np.asarray(l).dtype)]
     return max((table.get(d, table[np.dtype(np.float32)]) for d in float_dtypes),
                default=table[np.dtype(np.float64)])
 
@@ -157,7 +173,7 @@ def check_grads(f: Callable, args: Sequence[Any], order: int = 2,
     functions ``x -> jvp(f, x, v)[1]`` and ``x -> vjp(f, x)[1](u)``.
 
     Args:
-      f: function of ``args`` (pytrees of float arrays) returning arrays.
+      f: function of ``args`` (pytrees of float or complex arrays) returning arrays.
       args: tuple of arguments.
       order: highest derivative order to check.
       modes: any of "fwd" and "rev".
@@ -171,6 +187,7 @@ def check_grads(f: Callable, args: Sequence[Any], order: int = 2,
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> from funcdiff.test_util import check_grads
     >>> check_grads(lambda x: fnp.sin(x) * x, (np.array([0.3, 1.2]),), order=2)
+    >>> check_grads(lambda z: fnp.exp(z) * fnp.conj(z), (np.array([0.3 + 1j, -1.2j]),), order=2)
     """
     args = tuple(args)
     for mode in modes:

@@ -34,9 +34,9 @@ def as_leaf(x: Any, transform: str, where: str) -> Any:
     """
     if isinstance(x, (Tracer, np.ndarray, np.generic)):
         if not isinstance(x, Tracer) and x.dtype != dtypes.float0:
-            dtypes.check_dtype(x.dtype, f"{transform} input {where}")
+            dtypes.check_dtype(x.dtype, f"{transform} input {where}", allow_complex=True)
         return x
-    if type(x) in (float, int, bool):
+    if type(x) in (float, int, bool, complex):
         return np.asarray(x)
     raise InvalidArgumentError(
         f"{transform} expected arrays or Python scalars as inputs, but {where} is "
@@ -203,7 +203,8 @@ _LEAF_TREE = tree_flatten(0.0)[1]  # the tree of a single array
 
 
 def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
-    """The flat leaves and tree of ``args[argnums]``, which must be float arrays.
+    """The flat leaves and tree of ``args[argnums]``, which must be float or complex
+    arrays (``check_complex_inputs`` then applies each transform's rule).
 
     Plain float arrays (the common case) need no flattening; other arguments
     are flattened once, and the error path flattens argument by argument to
@@ -211,7 +212,7 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
     """
     leaves = [args[i] for i in argnums]
     for x in leaves:
-        if type(x) is not np.ndarray or x.dtype.kind != "f":
+        if type(x) is not np.ndarray or x.dtype.kind not in "fc":
             break
     else:
         tree = _leaf_tuples.get(len(leaves))
@@ -224,18 +225,42 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
         _check_differentiable(argnums, args, transform)
         raise
     for leaf in leaves:
-        if leaf.dtype.kind != "f":
+        if leaf.dtype.kind not in "fc":
             _check_differentiable(argnums, args, transform)
     return leaves, tree
+
+
+def check_complex_inputs(leaves: Sequence[Any], holomorphic: bool, transform: str,
+                         complex_allowed: bool = True) -> None:
+    """Each transform's rule for complex inputs, as JAX's: with ``holomorphic=True``
+    every differentiated input is complex; without it, complex inputs are allowed
+    only where ``complex_allowed`` (grad and jacrev: the gradient of a real output
+    is df/dx - i df/dy; jacfwd and hessian refuse, since their columns would need
+    a complex structure the function may not have)."""
+    for i, x in enumerate(leaves):
+        kind = get_aval(x).dtype.kind
+        if holomorphic and kind != "c":
+            raise DifferentiationError(
+                f"{transform}(holomorphic=True) needs complex inputs, but differentiated "
+                f"input leaf {i} has dtype {get_aval(x).dtype}. Pass it as a complex array "
+                "(x.astype(complex)), or drop holomorphic=True to differentiate a function "
+                "of real inputs.")
+        if kind == "c" and not holomorphic and not complex_allowed:
+            raise DifferentiationError(
+                f"{transform} needs real inputs without holomorphic=True, but "
+                f"differentiated input leaf {i} is {get_aval(x).dtype}. For a holomorphic "
+                f"function pass {transform}(f, holomorphic=True); for a real-valued function "
+                "of complex inputs use jacrev or grad (df/dx - i df/dy); otherwise pass the "
+                "real and imaginary parts as separate real arguments.")
 
 
 def _check_differentiable(argnums: tuple[int, ...], args, transform: str):
     for i in argnums:
         for j, leaf in enumerate(tree_flatten(args[i])[0]):
             dtype = get_aval(as_leaf(leaf, transform, f"argument {i} leaf {j}")).dtype
-            if not dtypes.is_float(dtype):
+            if not dtypes.is_inexact(dtype):
                 raise DifferentiationError(
                     f"{transform} cannot differentiate with respect to argument {i}: it has "
-                    f"dtype {dtype}, and only floating values have derivatives. Pass a "
-                    "float array (e.g. x.astype(float) or 1.0 instead of 1), or leave the "
-                    "argument out of argnums.")
+                    f"dtype {dtype}, and only floating and complex values have derivatives. "
+                    "Pass a float array (e.g. x.astype(float) or 1.0 instead of 1), or "
+                    "leave the argument out of argnums.")

@@ -82,7 +82,7 @@ def unbatched_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
 
 def zeros_for(aval: ShapedArray) -> Any:
     """A materialised zero tangent for a value of ``aval`` (float0 for integers)."""
-    if dtypes.is_float(aval.dtype):
+    if dtypes.is_inexact(aval.dtype):
         return core.zeros_array(aval)
     return np.zeros(aval.shape, dtypes.float0)
 

@@ -76,7 +76,7 @@ def _batched_jvp_rule(jvp: HeldFunction, arg_dims: list, size: int) -> Callable:
 
         def inner(*a):
             p_out, t_out = jvp(list(a[:n]), list(a[n:]))
-            float_out[:] = [dtypes.is_float(get_aval(p).dtype) for p in p_out]
+            float_out[:] = [dtypes.is_inexact(get_aval(p).dtype) for p in p_out]
             return list(p_out) + [core.instantiate(t) if f else p
                                   for p, t, f in zip(p_out, t_out, float_out)]
         res = vmap_flat(inner, size, list(arg_dims) + t_dims, list(primals) + t_vals, 0)
@@ -264,7 +264,7 @@ def _jvp_rule_flat(user_rule: Callable, name: str, nondiff: list, in_tree, store
 
     def rule(primals, tangents):
         if not symbolic:
-            tangents = [zeros_for(t.aval if dtypes.is_float(get_aval(p).dtype) else get_aval(p))
+            tangents = [zeros_for(t.aval if dtypes.is_inexact(get_aval(p).dtype) else get_aval(p))
                         if type(t) is Zero else t for p, t in zip(primals, tangents)]
         result = user_rule(*nondiff, tree_unflatten(in_tree, primals),
                            tree_unflatten(in_tree, tangents))
@@ -302,7 +302,7 @@ def _jvp_rule_flat(user_rule: Callable, name: str, nondiff: list, in_tree, store
 
 def _check_tangent_leaf(t: Any, primal_aval: ShapedArray, where: str) -> Any:
     """The tangent ``t`` checked against its primal's aval; a Python scalar is cast."""
-    if not dtypes.is_float(primal_aval.dtype):
+    if not dtypes.is_inexact(primal_aval.dtype):
         return Zero(tangent_aval(primal_aval))
     if type(t) is Zero:
         return t

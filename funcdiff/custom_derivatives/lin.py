@@ -45,7 +45,7 @@ class LinRule:
         self.mask = mask
         self.arg_avals = arg_avals
         self.out_avals_all = out_avals
-        self.float_out = [dtypes.is_float(a.dtype) for a in out_avals]
+        self.float_out = [dtypes.is_inexact(a.dtype) for a in out_avals]
         self.out_avals = [a for a, f in zip(out_avals, self.float_out) if f]
         self.in_avals = [a for a, m in zip(arg_avals, mask) if m]
         self.__name__ = bwd.__name__

@@ -324,7 +324,7 @@ def _bwd_flat(user_bwd: Callable, name: str, nondiff: list, dyn_args: tuple, dyn
                 where = (f"the cotangent for argument {pos}"
                          + (f" (leaf {j})" if len(leaves) > 1 else "")
                          + f" returned by the bwd rule {bwd_name} of custom_vjp function {name}")
-                if not dtypes.is_float(xa.dtype):
+                if not dtypes.is_inexact(xa.dtype):
                     out.append(None)  # integer arguments have no cotangent
                     continue
                 if not is_array_like(c):

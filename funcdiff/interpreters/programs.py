@@ -81,7 +81,7 @@ def jvp_jaxpr(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tuple
             tangents = [next(tans) if nz else Zero(tangent_aval(a))
                         for a, nz in zip(in_avals, nonzeros)]
             outs, touts = jvp_flat(lambda *a: run(jaxpr, *a), primals, tangents)
-            out_nz[:] = [dtypes.is_float(a.dtype) and (inst or type(t) is not Zero)
+            out_nz[:] = [dtypes.is_inexact(a.dtype) and (inst or type(t) is not Zero)
                          for a, t, inst in zip(jaxpr.out_avals, touts, instantiate)]
             return list(outs) + [materialize(t, a) for t, a, nz
                                  in zip(touts, jaxpr.out_avals, out_nz) if nz]
@@ -113,7 +113,7 @@ def linearize_jaxpr(jaxpr: ClosedJaxpr, nonzeros: tuple[bool, ...],
         fwd = trace_to_jaxpr(forward, jaxpr.in_avals)
         lin, res_idx = record["lin"], record["res_idx"]
         out_avals = jaxpr.out_avals
-        out_nz = tuple(dtypes.is_float(a.dtype) and (inst or not z)
+        out_nz = tuple(dtypes.is_inexact(a.dtype) and (inst or not z)
                        for a, z, inst in zip(out_avals, lin.out_is_zero, instantiate))
         res_avals = [get_aval(lin.jaxpr.consts[i]) for i in res_idx]
         t_avals = [a for a, nz in zip(jaxpr.in_avals, nonzeros) if nz]

@@ -147,7 +147,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     c_lin = tuple(is_undefined(c) for c in consts)
     x_lin = tuple(is_undefined(x) for x in xs)
     carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
-    if not all(dtypes.is_float(a.dtype) for a in carry_avals):
+    if not all(dtypes.is_inexact(a.dtype) for a in carry_avals):
         raise DifferentiationError(
             f"scan with carry {type_list(carry_avals)} is not linear in its carries and "
             "cannot be transposed; this is a bug in a rule producing it, please report it.")
