@@ -41,10 +41,11 @@ from funcdiff.primitives.elementwise import convert_element_type
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.primitives.slicing import dynamic_slice, dynamic_update_slice
 from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from funcdiff import lax_operations  # its names are bound at the end of this module
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "stop_gradient", "dynamic_slice", "dynamic_update_slice", "convert_element_type",
-           "cond_p", "while_p", "scan_p"]
+           "cond_p", "while_p", "scan_p"] + lax_operations.__all__
 
 # ---------------------------------------------------------------------------
 # Tracing branches and bodies
@@ -337,7 +338,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
             i, val = carry
             return (i + np.asarray(1, dtype), body(i, val)), None
         (_, out), _ = scan(step, (np.asarray(lo, dtype), init_val), None,
-                           length=max(0, hi - lo))
+                           length=hi - lo if hi > lo else 0)  # (lax's max shadows)
         return out
     lower, upper = convert_element_type(lower, dtype), convert_element_type(upper, dtype)
     _, _, out = while_loop(lambda c: c[0] < c[1],
@@ -491,3 +492,11 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     array([1., 0.])
     """
     return elementwise.select(pred, on_true, on_false)
+
+
+# The primitives under JAX's names (lax.add, lax.dot_general, lax.slice, ...). Bound
+# last: max, min and slice shadow the builtins in this module from here on.
+from funcdiff.lax_operations import (  # noqa: E402,A004
+    add, associative_scan, broadcast_in_dim, concatenate, cos, cumsum, div, dot, dot_general, exp,
+    log, max, min, mul, neg, pad, reduce_max, reduce_sum, rem, reshape, sin, slice, sort,
+    sort_key_val, sub, tanh, top_k, transpose)
