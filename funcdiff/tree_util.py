@@ -30,18 +30,23 @@ from funcdiff.pytrees.registry import (  # noqa: F401  re-exported: moved to _tr
 from funcdiff.pytrees.treedef import (  # noqa: F401  re-exported: moved to _treedef
     PyTreeDef, mismatch as _mismatch, same_kind as _same_kind, tree_flatten, tree_leaves,
     tree_structure, tree_unflatten, treedef_is_leaf)
+from funcdiff.pytrees.paths import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey,
+                                    keystr, leaves_with_path)
 from funcdiff.errors import TreeStructureError
 
 __all__ = [
     "PyTreeDef", "PyTreeRegistrationError", "broadcast_prefix", "register_dataclass",
     "register_pytree_node", "tree_all", "tree_flatten", "tree_leaves", "tree_map",
     "tree_reduce", "tree_structure", "tree_transpose", "tree_unflatten", "treedef_is_leaf",
+    "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "keystr",
+    "SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "register_pytree_node_class",
+    "Partial",
 ]
 
 # doctest.testmod finds only what is defined in a module; list the moved public names.
 __test__ = {obj.__name__: obj for obj in (
     PyTreeDef, PyTreeRegistrationError, register_dataclass, register_pytree_node, tree_flatten,
-    tree_leaves, tree_structure, tree_unflatten, treedef_is_leaf)}
+    tree_leaves, tree_structure, tree_unflatten, treedef_is_leaf, keystr)}
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
@@ -209,3 +214,97 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -
             "(x, {'a': y}), valid prefixes include 0, (0, None) and (0, {'a': 1}).",
             prefix_ok=True)
     return covered
+
+
+# ---------------------------------------------------------------------------
+# Key paths, classes that flatten themselves, and partial functions as pytrees
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyTreeDef]:
+    """``tree_flatten`` with each leaf's key path: ``([(path, leaf), ...], treedef)``.
+
+    Example:
+      >>> pairs, _ = tree_flatten_with_path({"w": [1.0, 2.0], "b": 0.5})
+      >>> [(keystr(p), leaf) for p, leaf in pairs]
+      [("['b']", 0.5), ("['w'][0]", 1.0), ("['w'][1]", 2.0)]
+    """
+    pairs, node = leaves_with_path(tree, is_leaf)
+    return pairs, PyTreeDef(node, len(pairs))
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list:
+    """``[(path, leaf), ...]`` in the order of ``tree_leaves``."""
+    return leaves_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: IsLeaf = None) -> Any:
+    """Like ``tree_map``, with the leaf's key path as ``f``'s first argument.
+
+    Example:
+      >>> tree_map_with_path(lambda p, x: x if keystr(p) == "['b']" else 10 * x,
+      ...                    {"w": 1.0, "b": 2.0})
+      {'b': 2.0, 'w': 10.0}
+    """
+    pairs, node = leaves_with_path(tree, is_leaf)
+    treedef = PyTreeDef(node, len(pairs))
+    others = []
+    for other in rest:
+        other_leaves, other_def = tree_flatten(other, is_leaf)
+        if other_def != treedef:
+            raise _mismatch("tree_map_with_path: the trees have different structures.",
+                            ("tree", "other"), (treedef, other_def),
+                            "Pass trees with the same containers and keys.")
+        others.append(other_leaves)
+    return tree_unflatten(treedef, [f(path, leaf, *(o[i] for o in others))
+                                    for i, (path, leaf) in enumerate(pairs)])
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Register a class that flattens itself: it defines ``tree_flatten(self) ->
+    (children, aux_data)`` and the classmethod ``tree_unflatten(aux_data, children)``.
+    Usable as a decorator; returns ``cls``.
+
+    Example:
+      >>> @register_pytree_node_class
+      ... class Scaled:
+      ...     def __init__(self, value, scale): self.value, self.scale = value, scale
+      ...     def tree_flatten(self): return (self.value,), self.scale
+      ...     @classmethod
+      ...     def tree_unflatten(cls, scale, children): return cls(children[0], scale)
+      >>> tree_leaves([Scaled(3.0, "static")])
+      [3.0]
+    """
+    if not (callable(getattr(cls, "tree_flatten", None))
+            and callable(getattr(cls, "tree_unflatten", None))):
+        raise PyTreeRegistrationError(
+            f"register_pytree_node_class({getattr(cls, '__name__', cls)!r}): the class must "
+            "define tree_flatten(self) -> (children, aux_data) and a classmethod "
+            "tree_unflatten(aux_data, children).")
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+class Partial(functools.partial):
+    """``functools.partial`` as a pytree: the bound arguments are its children, the
+    function is static. So a function with bound arrays can be passed to (and
+    returned from) jit, vmap and grad like any other value, as ``jax.tree_util.Partial``.
+
+    Example:
+      >>> import numpy as np
+      >>> scale = Partial(np.multiply, np.array([1.0, 2.0]))
+      >>> tree_leaves(scale), scale(3.0).tolist()
+      ([array([1., 2.])], [3.0, 6.0])
+    """
+
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kwargs: Any):
+        if isinstance(func, functools.partial):  # flatten nested partials, keeping the order
+            args, kwargs = func.args + args, {**func.keywords, **kwargs}
+            func = func.func
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, children: Partial(func, *children[0], **children[1]))

@@ -300,12 +300,18 @@ class Jitted:
         { lambda ; a:f64[3]. let
             b:f64[3] = sin a
           in (b,) }
+        >>> compiled = low.compile()
+        >>> compiled
+        Compiled(jit(<lambda>) for (f64[3]) -> (f64[3]))
+        >>> compiled(np.zeros(3)).tolist()
+        [0.0, 0.0, 0.0]
         """
         entry, _ = self._entry(args, kwargs)
         if entry.program is None:
             entry.program = compiled(entry.jaxpr, self._name)
         p = entry.program
-        return Lowered(entry.jaxpr, p.jaxpr, p.source, p.scalar_source)
+        return Lowered(entry.jaxpr, p.jaxpr, p.source, p.scalar_source, run=self,
+                       name=self._name)
 
     def clear_cache(self) -> None:
         """Forget every traced signature (the next call traces again)."""
@@ -322,7 +328,8 @@ class Jitted:
 
 
 def jit(f: Callable, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = ()) -> Jitted:
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = ()) -> Jitted:
     """Compile ``f``: trace it once per input signature and replay compiled Python.
 
     The traced program is optimised (inlined inner jits, identity ops, algebraic
@@ -339,6 +346,10 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
       static_argnums: positions of arguments passed as Python values; they
         are part of the cache key (must be hashable) and baked into the program.
       static_argnames: the same, by parameter name (however the argument is passed).
+      donate_argnums, donate_argnames: accepted for JAX's signature. In JAX they
+        let the compiled program reuse the donated arguments' buffers; funcdiff
+        takes them as a hint it may use to reuse buffers, and today never writes
+        into an argument (donating is always safe, and frees nothing).
 
     Returns:
       A ``Jitted`` function with ``f``'s signature, plus ``.lower(*args)`` to

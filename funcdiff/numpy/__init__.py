@@ -89,7 +89,7 @@ from funcdiff.numpy import (_array_api, _assembly, _broadcasting, _calculus,  # 
                             _counting, _einsum, _functional, _histograms, _index_arithmetic, _indexing, _joining,
                             _linalg_basic, _nonzero, _padding, _polynomial, _polynomial_fit,
                             _polynomial_roots, _selection, _sets, _shape, _sorting, _statistics,
-                            _take_put, _tiling, _unique_api, _util, _windows)
+                            _take_put, _tiling, _unique_api, _util, _vectorize, _windows)
 from funcdiff.numpy._indexing import *  # noqa: F401,F403,E402
 from funcdiff.numpy._linalg_basic import *  # noqa: F401,F403,E402
 from funcdiff.numpy._einsum import *  # noqa: F401,F403,E402
@@ -117,6 +117,7 @@ from funcdiff.numpy._statistics import *  # noqa: F401,F403,E402
 from funcdiff.numpy._array_api import *  # noqa: F401,F403,E402
 from funcdiff.numpy._functional import *  # noqa: F401,F403,E402
 from funcdiff.numpy._windows import *  # noqa: F401,F403,E402
+from funcdiff.numpy._vectorize import *  # noqa: F401,F403,E402
 
 # _interop gives tracers the array operators and numpy's dispatch protocols (the
 # only import-time side effect of this package); it must run after the names
@@ -131,7 +132,7 @@ _MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _integers, _creation,
             _padding, _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero,
             _selection, _assembly, _index_arithmetic, _polynomial, _polynomial_fit,
             _polynomial_roots, _counting, _histograms, _sets, _unique_api, _calculus,
-            _statistics, _array_api, _functional, _windows)
+            _statistics, _array_api, _functional, _windows, _vectorize)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401

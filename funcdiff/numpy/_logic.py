@@ -20,6 +20,7 @@ from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy._arithmetic import add, multiply, subtract
 from funcdiff.numpy._reductions import finish, all
+from funcdiff.numpy._nonzero import nonzero
 from funcdiff.numpy._rounding import absolute
 from funcdiff.numpy._ufunc_support import (BOOL, PY_SCALARS, arg, _array, binary_ufunc,
                                            bool_arg, _c, cast, check_broadcast, fname, full,
@@ -79,18 +80,21 @@ isinf = unary_ufunc("isinf", num_arg, _isinf, "Elementwise test for positive or 
                                                 "infinity.")
 
 
-def where(condition, x=NoValue, y=NoValue, /):
+def where(condition, x=NoValue, y=NoValue, /, *, size=None, fill_value=None):
     """Choose elements of ``x`` where ``condition`` holds and of ``y`` elsewhere.
 
     Like ``numpy.where``: the three arguments broadcast together and ``x`` and
     ``y`` are promoted to one dtype. The result is differentiable in ``x`` and
     ``y``. With only ``condition`` it returns the indices of its nonzero
     elements, whose number depends on the values, so the condition must be
-    concrete (not traced by jit or make_jaxpr).
+    concrete (not traced by jit or make_jaxpr), unless ``size`` fixes the number
+    (JAX's form: see ``nonzero``).
 
     Args:
       condition: array_like, converted to bool.
       x, y: array_like; give both or neither.
+      size, fill_value: one-argument form only: return exactly ``size`` indices
+        per axis, padded with ``fill_value`` (default 0), as ``nonzero`` does.
 
     Returns:
       The selected array, or a tuple of index arrays for one argument.
@@ -103,7 +107,15 @@ def where(condition, x=NoValue, y=NoValue, /):
     >>> import funcdiff.numpy as fnp, numpy as np
     >>> fnp.where(np.array([True, False]), np.array([1., 2.]), 0.)
     array([1., 0.])
+    >>> fnp.where(np.array([0, 3, 0, 5]), size=3, fill_value=-1)
+    (array([ 1,  3, -1]),)
     """
+    if size is not None or fill_value is not None:
+        if x is not NoValue or y is not NoValue:
+            raise InvalidArgumentError(
+                "funcdiff.numpy.where: size= and fill_value= belong to the one-argument form "
+                "where(condition, size=...), which returns indices; drop them with x and y.")
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is NoValue and y is NoValue:
         if isinstance(condition, Tracer):
             try:

@@ -1,0 +1,162 @@
+"""The parts of JAX's API that ports reach for: key paths, self-flattening classes,
+Partial, eval_shape, fd.Array, block_until_ready, jit(...).lower().compile(),
+donate_argnums, where(size=) and vectorize."""
+
+import dataclasses
+import collections
+
+import numpy as np
+import pytest
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.errors import InvalidArgumentError, ShapeError
+from funcdiff.tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, Partial, SequenceKey,
+                                keystr, register_dataclass, register_pytree_node,
+                                register_pytree_node_class, tree_flatten_with_path,
+                                tree_leaves, tree_map_with_path)
+
+Point = collections.namedtuple("Point", "x y")
+
+
+@register_dataclass
+@dataclasses.dataclass
+class Layer:
+    w: float
+    b: float
+
+
+class Opaque:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+register_pytree_node(Opaque, lambda o: ((o.a, o.b), None), lambda _, ch: Opaque(*ch))
+
+
+def test_key_paths_name_every_kind_of_node():
+    tree = {"p": Point(1.0, 2.0), "layers": [Layer(3.0, 4.0)], "o": Opaque(5.0, 6.0)}
+    pairs, treedef = tree_flatten_with_path(tree)
+    assert [leaf for _, leaf in pairs] == tree_leaves(tree)
+    assert [keystr(p) for p, _ in pairs] == [
+        "['layers'][0].w", "['layers'][0].b", "['o'][<flat index 0>]", "['o'][<flat index 1>]",
+        "['p'].x", "['p'].y"]
+    assert pairs[0][0] == (DictKey("layers"), SequenceKey(0), GetAttrKey("w"))
+    assert pairs[2][0][1] == FlattenedIndexKey(0)
+
+
+def test_tree_map_with_path_sees_paths_and_checks_structures():
+    params = {"w": np.ones(2), "b": np.ones(1)}
+    decayed = tree_map_with_path(lambda p, x: x * (0.5 if p[-1].key == "w" else 1.0), params)
+    assert decayed["w"].tolist() == [0.5, 0.5] and decayed["b"].tolist() == [1.0]
+    summed = tree_map_with_path(lambda p, x, y: x + y, params, params)
+    assert summed["w"].tolist() == [2.0, 2.0]
+    with pytest.raises(fd.errors.TreeStructureError):
+        tree_map_with_path(lambda p, x, y: x, params, {"w": 1.0})
+
+
+@register_pytree_node_class
+class Scaled:
+    def __init__(self, value, scale):
+        self.value, self.scale = value, scale
+
+    def tree_flatten(self):
+        return (self.value,), self.scale
+
+    @classmethod
+    def tree_unflatten(cls, scale, children):
+        return cls(children[0], scale)
+
+
+def test_self_flattening_classes_go_through_transforms():
+    g = fd.grad(lambda s: fnp.sum(s.value ** 2) * s.scale)(Scaled(np.array([1.0, 2.0]), 3.0))
+    assert isinstance(g, Scaled) and g.value.tolist() == [6.0, 12.0] and g.scale == 3.0
+    with pytest.raises(fd.tree_util.PyTreeRegistrationError, match="tree_flatten"):
+        register_pytree_node_class(type("Bare", (), {}))
+
+
+def test_partial_is_a_pytree_of_its_bound_arguments():
+    loss = Partial(lambda w, x: fnp.sum((w * x) ** 2), np.array([1.0, 2.0]))
+    assert fd.jit(lambda f, x: f(x))(loss, np.ones(2)) == 5.0
+    g = fd.grad(lambda f: f(np.array([1.0, 1.0])))(loss)
+    assert isinstance(g, Partial) and g.args[0].tolist() == [2.0, 4.0]
+    nested = Partial(Partial(np.add, 1.0))
+    assert nested(2.0) == 3.0 and len(tree_leaves(nested)) == 1
+
+
+def test_eval_shape_computes_nothing():
+    calls = []
+
+    def f(x, w):
+        calls.append(type(x).__name__)
+        return {"h": fnp.tanh(x @ w), "n": fnp.sum(x > 0)}
+    out = fd.eval_shape(f, fd.ShapeDtypeStruct((8, 3), np.float32), np.ones((3, 5), np.float32))
+    assert out == {"h": fd.ShapeDtypeStruct((8, 5), np.float32),
+                   "n": fd.ShapeDtypeStruct((), np.int64)}
+    assert calls == ["JaxprTracer"]
+    with pytest.raises(InvalidArgumentError, match="ShapeDtypeStruct"):
+        fd.eval_shape(f, "not an array", np.ones(3))
+
+
+def test_array_type_and_block_until_ready():
+    seen = []
+    fd.jit(lambda x: seen.append(isinstance(x, fd.Array)) or x)(np.ones(2))
+    assert seen == [True] and isinstance(np.ones(1), fd.Array)
+    assert not isinstance([1.0], fd.Array)
+    with pytest.raises(InvalidArgumentError, match="isinstance"):
+        fd.Array()
+    tree = {"a": np.ones(2)}
+    assert fd.block_until_ready(tree)["a"] is tree["a"]
+
+
+def test_lower_compile_and_donation():
+    f = fd.jit(lambda x, y: fnp.sin(x) * y, donate_argnums=(0,))
+    lowered = f.lower(np.ones(3), 2.0)
+    assert "f64[3]" in repr(lowered) and "equations" in repr(lowered)
+    compiled = lowered.compile()
+    assert repr(compiled) == "Compiled(jit(<lambda>) for (f64[3], f64[]) -> (f64[3]))"
+    np.testing.assert_allclose(compiled(np.zeros(3), 2.0), np.zeros(3))
+    with pytest.raises(InvalidArgumentError, match="compiled for arguments"):
+        compiled(np.zeros(4), 2.0)
+    x = np.ones(3)
+    f(x, 2.0)
+    assert x.tolist() == [1.0, 1.0, 1.0]  # a donated argument is never written
+
+
+def test_where_with_size_traces_under_jit():
+    c = np.array([0.0, 3.0, 0.0, 5.0])
+    (idx,) = fd.jit(lambda v: fnp.where(v > 1, size=3, fill_value=-1))(c)
+    assert idx.tolist() == [1, 3, -1]
+    with pytest.raises(InvalidArgumentError, match="one-argument form"):
+        fnp.where(c > 1, c, 0.0, size=2)
+
+
+VECTORIZE = [
+    ("scalar", lambda x: fnp.where(x > 0.5, x * x, fnp.sin(x)), None, (np.linspace(0, 1, 6),)),
+    ("broadcast", lambda x, y: x * fnp.exp(y), None,
+     (np.linspace(0, 1, 3)[:, None], np.linspace(-1, 1, 4))),
+    ("gufunc", lambda m, v: m @ v, "(m,n),(n)->(m)",
+     (np.arange(24.0).reshape(2, 3, 4) / 10, np.linspace(-1, 1, 4))),
+    ("reduction", lambda a, b: fnp.sum(a * b), "(n),(n)->()",
+     (np.arange(12.0).reshape(3, 4) / 5, np.ones(4))),
+]
+
+
+@pytest.mark.parametrize("case", VECTORIZE, ids=[c[0] for c in VECTORIZE])
+def test_vectorize_matches_numpys_and_differentiates(case):
+    _, f, signature, args = case
+    ours = fnp.vectorize(f, signature=signature)
+    theirs = np.vectorize(lambda *a: np.asarray(f(*a)), signature=signature)
+    np.testing.assert_allclose(ours(*args), theirs(*args), rtol=1e-12)
+    np.testing.assert_allclose(fd.jit(ours)(*args), theirs(*args), rtol=1e-12)
+    fd.test_util.check_grads(lambda *a: fnp.sum(ours(*a)), args, order=2)
+
+
+def test_vectorize_excluded_arguments_and_bad_shapes():
+    scaled = fnp.vectorize(lambda x, k: x * k, excluded={1})
+    assert scaled(np.arange(3.0), 2).tolist() == [0.0, 2.0, 4.0]
+    dot = fnp.vectorize(lambda a, b: fnp.sum(a * b), signature="(n),(n)->()")
+    with pytest.raises(ShapeError, match="core dimension 'n'"):
+        dot(np.ones((2, 3)), np.ones(4))
+    with pytest.raises(InvalidArgumentError, match="signature"):
+        fnp.vectorize(lambda a: a, signature="n->()")
