@@ -233,7 +233,12 @@ def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyT
 
 
 def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list:
-    """``[(path, leaf), ...]`` in the order of ``tree_leaves``."""
+    """``[(path, leaf), ...]`` in the order of ``tree_leaves``.
+
+    Example:
+      >>> tree_leaves_with_path([1.0, (2.0,)])
+      [((SequenceKey(idx=0),), 1.0), ((SequenceKey(idx=1), SequenceKey(idx=0)), 2.0)]
+    """
     return leaves_with_path(tree, is_leaf)[0]
 
 

@@ -160,3 +160,21 @@ def test_vectorize_excluded_arguments_and_bad_shapes():
         dot(np.ones((2, 3)), np.ones(4))
     with pytest.raises(InvalidArgumentError, match="signature"):
         fnp.vectorize(lambda a: a, signature="n->()")
+
+
+def test_debug_print_runs_with_each_call_and_changes_no_derivative(capsys):
+    def f(x):
+        y = fnp.sin(x)
+        fd.debug.print("y={} total={t}", y, t={"s": y.sum()})
+        return fnp.sum(y * y)
+    jitted = fd.jit(f)
+    jitted(np.zeros(2))
+    jitted(np.full(2, np.pi / 2))
+    assert capsys.readouterr().out == ("y=[0. 0.] total={'s': array(0.)}\n"
+                                       "y=[1. 1.] total={'s': array(2.)}\n")
+    x = np.array([0.3, 1.1])
+    np.testing.assert_allclose(fd.jit(fd.grad(f))(x), 2 * np.sin(x) * np.cos(x))
+    np.testing.assert_allclose(fd.hessian(f)(x), np.diag(2 * np.cos(2 * x)), atol=1e-14)
+    capsys.readouterr()
+    fd.vmap(f)(np.zeros((3, 2)))
+    assert capsys.readouterr().out.startswith("y=[[0. 0.]\n [0. 0.]\n [0. 0.]]")

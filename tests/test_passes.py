@@ -682,6 +682,7 @@ EXAMPLES = {  # primitive name -> (operands, params)
     **{n: ((np.array([0, 4, -6, 9]), np.array([3, 6, 4, 0])), {}) for n in ("gcd", "lcm")},
     "bessel_i1": ((A,), {}),
     "bessel_i": ((A,), {"order": 2}),
+    "debug_print": ((A,), {"fmt": "{}", "tree": fd.tree_util.tree_structure(((0,), {}))}),
 }
 KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1
     "reshape": {"new_sizes": (2, 1)}, "expand_dims": {"dimensions": (1,)},
@@ -712,6 +713,22 @@ def trait_cases(*traits):
 def test_every_card_with_a_trait_has_an_example_to_check_it_on(trait):
     missing = [p.name for p in with_trait(trait) if p.name not in EXAMPLES]
     assert not missing, f"add rows for {missing} (trait {trait.name}) to EXAMPLES"
+
+
+@pytest.mark.parametrize("trait, prim", trait_cases(T.EFFECTFUL))
+def test_effectful_primitives_survive_every_pass(trait, prim, capsys):
+    args, params = example(prim)
+
+    def f(x):  # constant operands (foldable), unused results (dead), twice (common)
+        prim.bind(*args, **params)
+        prim.bind(*args, **params)
+        return x
+    optimized = passes.optimize(fd.make_jaxpr(f)(1.0))
+    assert [e.primitive for e in optimized.jaxpr.eqns] == [prim, prim]
+    capsys.readouterr()
+    fd.jit(f)(1.0)
+    once = capsys.readouterr().out
+    assert once and once == (once[:len(once) // 2]) * 2  # twice, and not while optimising
 
 
 @pytest.mark.parametrize("trait, prim", trait_cases(T.COMMUTATIVE))

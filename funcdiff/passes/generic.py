@@ -27,7 +27,7 @@ import numpy as np
 from funcdiff.interpreters.call import call_p
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from funcdiff.passes.rewriter import Rewriter, aval_size, is_concrete
-from funcdiff.passes.traits import COMMUTATIVE
+from funcdiff.passes.traits import COMMUTATIVE, EFFECTFUL
 
 _MAX_FOLD_ELEMENTS = 1 << 14   # fold constants up to this size, to keep programs small
 
@@ -89,6 +89,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         values = [rw.value(a) for a in eqn.invars]
         small = all(aval_size(v.aval) <= _MAX_FOLD_ELEMENTS for v in eqn.outvars)
         if (small and eqn.primitive.impl is not None and eqn.primitive is not call_p
+                and EFFECTFUL not in eqn.primitive.traits
                 and all(is_concrete(v) for v in values)):
             try:
                 with np.errstate(all="ignore"):
@@ -129,6 +130,9 @@ def eliminate_common_subexpressions(closed: ClosedJaxpr) -> ClosedJaxpr:
     seen: dict[Any, Eqn] = {}
     for eqn in closed.jaxpr.eqns:
         ins = [rw.read(a) for a in eqn.invars]
+        if EFFECTFUL in eqn.primitive.traits:  # each one runs
+            rw.emit(eqn)
+            continue
         keys = [_atom_key(a) for a in ins]
         if COMMUTATIVE in eqn.primitive.traits and len(keys) == 2:
             keys.sort(key=_order)
@@ -156,7 +160,7 @@ def eliminate_dead_code(closed: ClosedJaxpr) -> ClosedJaxpr:
     live = {a for a in j.outvars if type(a) is Var}
     kept = []
     for eqn in reversed(j.eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or EFFECTFUL in eqn.primitive.traits:
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)
     if len(kept) == len(j.eqns) and all(v in live for v in j.constvars):

@@ -37,5 +37,8 @@ FINITE_FROM_INTEGERS = Trait("finite from integers", "an integer or boolean firs
                              "a finite result (a cast to float)")
 PRODUCT = Trait("product", "the elementwise product of the two operands (numpy broadcasting), "
                 "so a monomial of them")
+EFFECTFUL = Trait("effectful", "running it does something besides computing its results (it "
+                  "prints): passes keep it though its results are unused, never merge two of "
+                  "them, and never run it while optimising")
 EXTREMUM_REDUCTION = Trait("extremum reduction", "the maximum or minimum of the operand over "
                            "params['axes'], so one of its elements")
