@@ -134,6 +134,10 @@ def leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, Any]:
 
 
 def keystr(path: tuple) -> str:
-    """The path as Python would spell the access: ``keystr((DictKey('w'), SequenceKey(0)))``
-    is ``"['w'][0]"``."""
+    """The path as Python would spell the access.
+
+    Example:
+      >>> keystr((DictKey("w"), SequenceKey(0), GetAttrKey("bias")))
+      "['w'][0].bias"
+    """
     return "".join(str(k) for k in path)
