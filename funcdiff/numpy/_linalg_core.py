@@ -27,6 +27,7 @@ class LinAlgArgumentError(FunctionalDiffError, ValueError):
 
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -41,7 +42,7 @@ def _qualified(name: str) -> str:
     return name if name.startswith("funcdiff.") else f"funcdiff.numpy.linalg.{name}"
 
 
-_REAL = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes the primitives take
+_INEXACT = pl.INEXACT  # the dtypes the primitives take: real and complex
 
 
 def _float(name: str, x: Any) -> Any:
@@ -63,7 +64,7 @@ def matrix(name: str, a: Any, square: bool = True) -> Any:
 def _check_matrix(name: str, aval: Any, square: bool = True) -> None:
     """``pl.check_matrix``, whose error message is built only when the check fails."""
     shape = aval.shape
-    if (aval.dtype not in _REAL or len(shape) < 2
+    if (aval.dtype not in _INEXACT or len(shape) < 2
             or (square and shape[-1] != shape[-2])):
         pl.check_matrix(_qualified(name), aval, square)
 

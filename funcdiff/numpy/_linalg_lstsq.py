@@ -127,7 +127,11 @@ def lstsq(a, b, rcond=None):
     rank = fnp.count_nonzero(fnp.greater(s, fnp.multiply(fnp.max(s), rcond)))
     if m > n:
         r = fnp.subtract(b, fnp.matmul(a, x))
-        residuals = fnp.sum(fnp.multiply(r, r), axis=0, keepdims=len(b_shape) == 1)
+        if _util.dtype_of(r).kind == "c":  # |r|², real as numpy's
+            r2 = fnp.real(fnp.multiply(r, fnp.conj(r)))
+        else:
+            r2 = fnp.multiply(r, r)
+        residuals = fnp.sum(r2, axis=0, keepdims=len(b_shape) == 1)
     else:
-        residuals = np.zeros((0,), _util.dtype_of(a))
+        residuals = np.zeros((0,), _util.dtype_of(s))
     return x, residuals, rank, s

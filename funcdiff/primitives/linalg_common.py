@@ -5,8 +5,10 @@ unsuitable and misshapen matrices; ``check_matrix`` and ``check_rhs`` check
 operands in the shape rules, and ``numerical`` wraps an impl so that numpy's
 ``LinAlgError`` becomes ours. The jvp rules build on the small matrix
 operations here, written in funcdiff operations so that the rules stay
-traceable (transpose of the last two axes, batched matrix product, symmetric
-part, diagonal, trace, triangle masks). Every primitive is batched over its
+traceable (transpose and conjugate transpose of the last two axes, batched
+matrix product, Hermitian part, diagonal, trace, triangle masks). Matrices are
+real or complex (float32/64, complex64/128); ``mH`` is the plain transpose for
+real ones, so one rule serves both. Every primitive is batched over its
 leading axes, so the batch and cost rules are shared too. The primitives live
 in ``linalg_solve``, ``linalg_factor``, ``linalg_lu`` and ``linalg_expm``;
 ``linalg`` re-exports them.
@@ -20,6 +22,7 @@ import numpy as np
 
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
+from funcdiff.primitives import complex_ops
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import reductions, slicing, structural
 from funcdiff.primitives.cards import checked_impl, nbytes
@@ -42,15 +45,16 @@ class SquareMatrixError(ShapeError, LinAlgError):
 # Shared helpers: checks, and matrix operations in funcdiff ops for the rules
 
 REAL = (np.dtype(np.float32), np.dtype(np.float64))
+INEXACT = REAL + (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
-    """Raise the errors of ``name`` for a non-float or non-(square-)matrix operand."""
-    if aval.dtype not in REAL:
+    """Raise the errors of ``name`` for a non-inexact or non-(square-)matrix operand."""
+    if aval.dtype not in INEXACT:
         raise DTypeError(
-            f"{name} needs float32 or float64 matrices, but got {aval.str_short()}. Convert "
-            "integers with astype(float); float16 and complex matrices are not supported by "
-            "funcdiff's linear algebra (numpy's linalg rejects float16 as well).")
+            f"{name} needs float32, float64, complex64 or complex128 matrices, but got "
+            f"{aval.str_short()}. Convert integers with astype(float); float16 is not "
+            "supported by funcdiff's linear algebra (numpy's linalg rejects it as well).")
     if aval.ndim < 2:
         raise SquareMatrixError(
             f"{name} needs an array of at least 2 dimensions (a matrix, or a stack of them "
@@ -112,8 +116,33 @@ def mm(x, y):
     return dot_general(x, y, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)))
 
 
+def is_complex(x) -> bool:
+    return get_aval(x).dtype.kind == "c"
+
+
+def conj(x):
+    """The complex conjugate of a complex ``x``; a real ``x`` itself."""
+    return complex_ops.conj(x) if is_complex(x) else x
+
+
+def mH(x):
+    """Conjugate transpose of the last two axes (``mT`` for real matrices)."""
+    return conj(mT(x))
+
+
+def real_part(x):
+    """The real part of a complex ``x`` (a real array); a real ``x`` itself."""
+    return complex_ops.real(x) if is_complex(x) else x
+
+
+def as_dtype(x, dtype):
+    """``x`` cast to ``dtype`` (a real tangent entering a complex formula)."""
+    return x if get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
+
+
 def sym(x):
-    return ew.mul(ew.add(x, mT(x)), const(x, 0.5))
+    """The Hermitian part ``(x + xᴴ)/2`` (the symmetric part of a real matrix)."""
+    return ew.mul(ew.add(x, mH(x)), const(x, 0.5))
 
 
 def diag(x):

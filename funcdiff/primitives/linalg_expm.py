@@ -18,7 +18,8 @@ from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import slicing, structural
 from funcdiff.primitives.cards import checked_impl
-from funcdiff.primitives.linalg_common import (REAL, const, cost, leading_batch, mT,
+from funcdiff import dtypes
+from funcdiff.primitives.linalg_common import (INEXACT, const, cost, leading_batch, mT,
                                                check_matrix)
 
 
@@ -66,12 +67,12 @@ def _pade(a, degree):
 
 def _expm_impl(a):
     a = np.asarray(a)
-    if a.dtype not in REAL or a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    if a.dtype not in INEXACT or a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError("bad input")  # checked_impl reports the shape rule's error
     flat = a.reshape((-1,) + a.shape[-2:])
     out = np.empty_like(flat)
     norms = np.abs(flat).sum(axis=-2).max(axis=-1) if flat.size else np.zeros(len(flat))
-    thetas = _THETA[a.dtype]
+    thetas = _THETA[dtypes.real_dtype(a.dtype)]  # complex: the bounds of its precision
     degrees = np.full(len(flat), thetas[-1][0])
     squarings = np.zeros(len(flat), np.int64)
     for degree, theta in reversed(thetas):
@@ -156,7 +157,8 @@ def _expm_frechet_jvp(primals, tangents):
 
 
 def _expm_frechet_transpose(ct, a, e):
-    # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩ for real matrices.
+    # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩ in the bilinear pairing ⟨X, Y⟩ = Σ X_ij Y_ij, for real
+    # and (JAX's convention: never conjugated) complex matrices alike.
     if is_undefined(a):
         raise DifferentiationError("expm_frechet is linear only in its direction e; it "
                                    "cannot be transposed with respect to the matrix a")

@@ -5,7 +5,9 @@ transposes that solve with the transposed matrix; under vmap a solve with an
 unbatched matrix folds the batch into the right-hand side's columns instead of
 copying the matrix. numpy has no triangular solver: ``triangular_solve`` runs
 LAPACK's general solve on the masked triangle (O(n³) rather than O(n²) flops,
-same results). The derivatives of ``det`` and ``slogdet`` are solves, so at an
+same results). Complex matrices follow JAX's convention: the transposes solve
+with ``aᵀ``, never ``aᴴ`` (cotangents are not conjugated). The derivatives of
+``det`` and ``slogdet`` are solves, so at an
 exactly singular matrix they raise ``LinAlgError`` rather than return NaN.
 """
 
@@ -13,14 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff import dtypes
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval
 from funcdiff.errors import DifferentiationError
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives.cards import checked_impl
-from funcdiff.primitives.linalg_common import (SINGULAR, check_rhs, cost, leading_batch, mask,
-                                               mm, mT, numerical, solve_batch, trace,
-                                               zero_like, check_matrix)
+from funcdiff.primitives.linalg_common import (SINGULAR, check_matrix, check_rhs, conj, const,
+                                               cost, is_complex, leading_batch, mask, mm, mT,
+                                               numerical, real_part, solve_batch, trace,
+                                               zero_like)
 
 
 # --- triangular_solve -------------------------------------------------------------
@@ -188,14 +192,20 @@ slogdet_p = Primitive("slogdet", multiple_results=True)
 
 def _slogdet_abstract_eval(a):
     check_matrix("slogdet", a)
-    out = ShapedArray(a.shape[:-2], a.dtype)
-    return [out, out]
+    sign = ShapedArray(a.shape[:-2], a.dtype)  # complex input: the phase det / |det|
+    return [sign, ShapedArray(a.shape[:-2], dtypes.real_dtype(a.dtype))]
 
 
 def _slogdet_jvp(primals, tangents):
+    # With t = tr(A⁻¹ Ȧ) = d log det A: d log|det A| = Re t, and for complex A the
+    # phase moves too, d sign = sign · i Im t; a real sign is piecewise constant.
     (a,), (a_dot,) = primals, tangents
     sign, logabsdet = slogdet_p.bind(a)
-    return [sign, logabsdet], [zero_like(sign), trace(solve_p.bind(a, a_dot))]
+    t = trace(solve_p.bind(a, a_dot))
+    if not is_complex(a):
+        return [sign, logabsdet], [zero_like(sign), t]
+    i_im_t = ew.mul(ew.sub(t, conj(t)), const(t, 0.5))
+    return [sign, logabsdet], [ew.mul(sign, i_im_t), real_part(t)]
 
 
 slogdet_p.abstract_eval = _slogdet_abstract_eval
