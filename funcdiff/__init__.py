@@ -11,6 +11,7 @@ from funcdiff.primitives import (cumulative as _cumulative, dot as _dot,  # noqa
                                  reductions as _reductions, sorting as _sorting,
                                  structural as _structural)
 from funcdiff import tree_util
+from funcdiff.config import config
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp,
                           vmap)
@@ -37,5 +38,5 @@ __all__ = [
     "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn",
     "numpy", "scipy", "test_util", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr",
     "check_jaxpr", "eval_jaxpr", "eval_shape", "ShapeDtypeStruct", "Array", "block_until_ready",
-    "debug",
+    "debug", "config",
 ]

@@ -81,3 +81,7 @@ class CustomRuleError(FunctionalDiffError, ValueError):
 
 class ControlFlowTypeError(FunctionalDiffError, TypeError):
     """Branches or loop bodies of fd.lax control flow disagree on types or structure."""
+
+
+class RetraceWarning(UserWarning):
+    """A jitted function keeps being traced again for new argument shapes or dtypes."""

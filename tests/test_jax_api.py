@@ -178,3 +178,35 @@ def test_debug_print_runs_with_each_call_and_changes_no_derivative(capsys):
     capsys.readouterr()
     fd.vmap(f)(np.zeros((3, 2)))
     assert capsys.readouterr().out.startswith("y=[[0. 0.]\n [0. 0.]\n [0. 0.]]")
+
+
+def test_log_compiles_logs_each_trace(caplog):
+    f = fd.jit(lambda x: x * 2)
+    fd.config.update("jax_log_compiles", True)
+    try:
+        with caplog.at_level("WARNING", logger="funcdiff"):
+            f(np.ones(2))
+            f(np.ones(2))  # cached: no trace
+            f(np.ones(3))
+    finally:
+        fd.config.update("log_compiles", False)
+    messages = [r.getMessage() for r in caplog.records if r.name == "funcdiff"]
+    assert messages == ["funcdiff: tracing jit(<lambda>) for arguments (f64[2],) (trace 1 of it)",
+                        "funcdiff: tracing jit(<lambda>) for arguments (f64[3],) (trace 2 of it)"]
+    with pytest.raises(InvalidArgumentError, match="no setting"):
+        fd.config.update("log_everything", True)
+    with pytest.raises(InvalidArgumentError, match="True or False"):
+        fd.config.update("log_compiles", 1)
+
+
+def test_retracing_for_changing_shapes_warns_once_naming_the_argument():
+    f = fd.jit(lambda x, p: x.sum() + p["w"].sum())
+    fd.config.update("retrace_warning_threshold", 3)
+    try:
+        with pytest.warns(fd.errors.RetraceWarning, match=r"argument 1 leaf \['w'\]") as seen:
+            for n in range(2, 9):
+                f(np.ones(2), {"w": np.ones(n)})
+    finally:
+        fd.config.update("retrace_warning_threshold", 10)
+    assert len([w for w in seen if issubclass(w.category, fd.errors.RetraceWarning)]) == 1
+    assert seen[0].filename == __file__

@@ -18,6 +18,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
+import os
+import re
+import sys
+import warnings
 from typing import Any, Callable, Sequence
 
 from funcdiff import core as _core
@@ -26,11 +31,36 @@ from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatte
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval, lock_arguments
-from funcdiff.errors import ConcretizationError, InvalidArgumentError
+from funcdiff.config import config
+from funcdiff.errors import ConcretizationError, InvalidArgumentError, RetraceWarning
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Jaxpr
 from funcdiff.tree_util import tree_flatten, tree_unflatten
+
+logger = logging.getLogger("funcdiff")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning raised by its caller name the user's line."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _argument_of(path: str) -> str:
+    """A leaf path of jit's ``(args, kwargs)`` tree, in words: ``[0][1]['w']`` is
+    argument 1's leaf ``['w']``, ``[1]['k']`` keyword argument k."""
+    match = re.match(r"\[(0|1)\]\[([^\]]+)\](.*)", path)
+    if match is None:
+        return path or "argument"
+    kind, key, rest = match.groups()
+    name = f"argument {key}" if kind == "0" else f"keyword argument {key}"
+    return name + (f" leaf {rest}" if rest else "")
 
 
 def _describe_avals(avals: Sequence[ShapedArray]) -> str:
@@ -51,6 +81,8 @@ class Jitted:
         self._fast: dict = {}
         self._guard: Callable[[tuple], Any] | None = None  # the last signature, as code
         self._name = getattr(f, "__name__", type(f).__name__)
+        self._last_signature = None  # (tree, avals) of the last trace, for RetraceWarning
+        self._warned_retrace = False
         functools.update_wrapper(self, f, updated=())  # never copy f's __dict__ (f may be Jitted)
         try:
             self._params = list(inspect.signature(f).parameters.values())
@@ -187,6 +219,27 @@ class Jitted:
         dyn_args = [a for i, a in enumerate(args) if i not in static]
         return static, tuple(static_vals), static_kw, dyn_args, dyn_kw
 
+    def _note_retrace(self, in_tree, avals) -> None:
+        """Warn once when this function keeps being traced for new shapes or dtypes."""
+        previous, self._last_signature = self._last_signature, (in_tree, avals)
+        if (self._warned_retrace or previous is None
+                or self.trace_count <= config.retrace_warning_threshold):
+            return
+        self._warned_retrace = True
+        changed = ""
+        if previous[0] == in_tree:
+            paths = in_tree.leaf_paths()
+            diffs = [f"{_argument_of(paths[i])}: {a.str_short()} -> {b.str_short()}"
+                     for i, (a, b) in enumerate(zip(previous[1], avals)) if a != b]
+            changed = " The last change: " + "; ".join(diffs[:3]) + "."
+        warnings.warn(
+            f"jit({self._name}) has been traced {self.trace_count} times: every new "
+            f"argument shape or dtype compiles it again.{changed} Keep the shapes fixed "
+            "(pad to a few sizes), or pass the changing value as a static argument "
+            "(static_argnums) if it is small and few-valued. Set "
+            "fd.config.update('retrace_warning_threshold', n) to change when this warns.",
+            RetraceWarning, stacklevel=_user_stacklevel())
+
     def _entry(self, args: tuple, kwargs: dict):
         static, static_vals, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
@@ -213,6 +266,10 @@ class Jitted:
 
     def _trace(self, args, static, static_kw, in_tree, avals) -> CacheEntry:
         self.trace_count += 1
+        if config.log_compiles:
+            logger.warning("funcdiff: tracing jit(%s) for arguments %s (trace %d of it)",
+                           self._name, _describe_avals(avals), self.trace_count)
+        self._note_retrace(in_tree, avals)
         out_info = OutInfo()
 
         def f_flat(*leaves):
