@@ -70,7 +70,11 @@ def _remainder(x, y):
     r = ew.rem(x, y)
     zero = _c(r, 0)
     fix = ew.and_(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
-    return ew.select(fix, ew.add(r, y), r)
+    r = ew.select(fix, ew.add(r, y), r)
+    if x.dtype.kind == "f":
+        # a zero remainder has y's sign, as in numpy (0 / y is that zero: y != 0 there)
+        r = ew.select(ew.eq(r, zero), ew.div(zero, y), r)
+    return r
 
 
 def _floor_divide(x, y):
@@ -87,6 +91,8 @@ def _floor_divide(x, y):
     div = ew.select(fix, ew.sub(div, _c(x, 1)), div)
     floor = ew.floor(div)
     floor = ew.select(ew.gt(ew.sub(div, floor), _c(x, 0.5)), ew.add(floor, _c(x, 1)), floor)
+    # a zero quotient has the sign of x / y, as in numpy (-0.0 // inf is -0.0)
+    floor = ew.select(ew.eq(div, zero), ew.mul(ew.div(x, y), zero), floor)
     return ew.select(ew.eq(y, zero), ew.div(x, y), floor)
 
 

@@ -22,7 +22,7 @@ from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
-from funcdiff.numpy._ufunc_support import (F64, PY_SCALARS, arg, _array, cast, dtype_arg,
+from funcdiff.numpy._ufunc_support import (F64, arg, _array, cast, dtype_arg,
                                            fname, shape_of)
 from funcdiff.primitives import structural
 from funcdiff.primitives.cards import broadcast_shapes
@@ -232,7 +232,8 @@ def _fill_dtype(name: str, fill_value: Any, dtype: Any) -> np.dtype:
     if dtype is not None:
         return dtype_arg(name, dtype)
     fill_value = arg(name, fill_value)
-    return np.asarray(fill_value).dtype if type(fill_value) in PY_SCALARS else fill_value.dtype
+    # a complex Python scalar too: its dtype then meets the dtype checks of the result
+    return fill_value.dtype if hasattr(fill_value, "dtype") else np.asarray(fill_value).dtype
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):

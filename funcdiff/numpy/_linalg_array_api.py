@@ -84,11 +84,14 @@ def cross(x1, x2, /, *, axis=-1):
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of vectors along ``axis``, broadcasting the rest (numpy.linalg.vecdot).
 
+    The same function as ``fnp.vecdot``: ``x1`` is conjugated and the dtype is
+    the inputs' (int32 stays int32).
+
     >>> import numpy as np, funcdiff.numpy as fnp
     >>> fnp.linalg.vecdot(np.array([[1., 2.], [3., 4.]]), np.array([1., 1.]))
     array([3., 7.])
     """
-    return fnp.sum(fnp.multiply(x1, x2), axis=axis)
+    return fnp.vecdot(x1, x2, axis=axis)
 
 
 def matmul(x1, x2, /):

@@ -3,7 +3,8 @@
 Comparisons promote like numpy 2 (a Python int outside an integer array's
 range still compares exactly); the logical functions take the truth of any
 numeric argument, the bitwise ones integers and booleans only. ``isnan``,
-``isinf`` and ``isfinite`` of integer arrays are constants. ``where`` and
+``isinf`` and ``isfinite`` of integer arrays are constants; a complex value
+is NaN (infinite) when either part is, finite when both parts are. ``where`` and
 ``select`` choose elementwise and are differentiable in the chosen values.
 ``isclose`` compares elementwise; ``allclose``, ``array_equal`` and
 ``array_equiv`` reduce the comparison to one Python bool outside transforms.
@@ -26,6 +27,7 @@ from funcdiff.numpy._ufunc_support import (BOOL, PY_SCALARS, arg, _array, binary
                                            bool_arg, _c, cast, check_broadcast, fname, full,
                                            NoValue, num_arg, promote, promote_compare,
                                            reject_out, result_dtype, shape_of, unary_ufunc)
+from funcdiff.primitives import complex_ops
 from funcdiff.primitives import elementwise as ew
 from funcdiff.numpy._views import returns_copies
 
@@ -58,15 +60,26 @@ logical_xor = binary_ufunc("logical_xor", _bool_pair, ew.xor,
 logical_not = unary_ufunc("logical_not", bool_arg, ew.not_, "Elementwise truth of ``not x``.")
 
 
+def _parts(x, test, combine):
+    """``test`` of a complex ``x``'s real and imaginary parts, joined by ``combine``."""
+    return combine(test(complex_ops.real(x)), test(complex_ops.imag(x)))
+
+
 def _isfinite(x):
+    if x.dtype.kind == "c":
+        return _parts(x, _isfinite, ew.and_)
     return ew.is_finite(x) if x.dtype.kind == "f" else full(x, True, BOOL)
 
 
 def _isnan(x):
+    if x.dtype.kind == "c":
+        return _parts(x, _isnan, ew.or_)
     return ew.ne(x, x) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
 def _isinf(x):
+    if x.dtype.kind == "c":
+        return _parts(x, _isinf, ew.or_)
     return ew.eq(ew.abs(x), _c(x, np.inf)) if x.dtype.kind == "f" else full(x, False, BOOL)
 
 
