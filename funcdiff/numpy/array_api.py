@@ -9,8 +9,9 @@ compiled like funcdiff.numpy code.
 - Most names are funcdiff.numpy's own: numpy 2 follows the standard, and so
   does funcdiff.numpy.
 - Where the standard and numpy differ, this module has the standard's version:
-  ``sort``/``argsort`` (``descending``, stable by default), ``can_cast``,
-  ``finfo`` and ``iinfo`` (which take arrays too). The ``linalg`` and ``fft``
+  ``sort``/``argsort`` (``descending``, stable by default), ``can_cast`` (no
+  casts between kinds), ``finfo`` and ``iinfo`` (which take arrays too and give
+  Python numbers), ``count_nonzero`` (always an array). The ``linalg`` and ``fft``
   extensions are funcdiff.numpy's.
 - Array-API libraries fill arrays in place (``out = xp.zeros(n);
   out[1:] = ...``, as scipy's ``rosen_hess`` does), so inside a transform the
@@ -31,8 +32,9 @@ compiled like funcdiff.numpy code.
 
 from __future__ import annotations
 
+import builtins
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,7 +47,7 @@ from funcdiff.numpy import (  # noqa: F401  the standard's names that numpy 2 sh
     abs, acos, acosh, add, all, any, argmax, argmin, asin, asinh, astype,
     atan, atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
     bitwise_right_shift, bitwise_xor, broadcast_arrays, broadcast_shapes, broadcast_to, ceil,
-    clip, concat, conj, copysign, cos, cosh, count_nonzero, cumulative_prod, cumulative_sum,
+    clip, concat, conj, copysign, cos, cosh, cumulative_prod, cumulative_sum,
     diff, divide, e, equal, exp, expand_dims, expm1, flip, floor,
     floor_divide, greater, greater_equal, hypot, imag, inf, isfinite, isin,
     isinf, isnan, less, less_equal, log, log10, log1p, log2, logaddexp, logical_and,
@@ -79,30 +81,72 @@ def _dtype(x: Any) -> np.dtype:
 
 
 def can_cast(from_: Any, to: Any, /) -> bool:
-    """Whether ``from_`` (a dtype or an array) casts to ``to`` under the safe rules.
+    """Whether ``from_`` (a dtype or an array) casts to ``to`` under the standard's rules.
 
-    >>> can_cast(float32, float64), can_cast(float64, int32)
-    (True, False)
+    The standard's lattice has no edges between kinds: booleans cast only to
+    bool and integers never to floating dtypes (numpy allows both: int8 to
+    float32 is safe there).
+
+    >>> can_cast(float32, float64), can_cast(float64, int32), can_cast(int32, float64)
+    (True, False, False)
     """
-    return np.can_cast(_dtype(from_), to)
+    source, target = _dtype(from_), np.dtype(to)
+    if source.kind == "b" and target.kind != "b":
+        return False
+    if source.kind in "iu" and target.kind in "fc":
+        return False
+    return builtins.bool(np.can_cast(source, target))
 
 
-def finfo(type: Any, /) -> np.finfo:  # noqa: A002  the standard's parameter name
-    """Machine limits of a floating dtype, or of an array's dtype.
+class finfo_object(NamedTuple):  # noqa: N801  the standard's name
+    """What ``finfo`` returns: the standard's fields, as Python floats."""
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
 
-    >>> float(finfo(float32).eps) == float(np.finfo(np.float32).eps)
-    True
+
+class iinfo_object(NamedTuple):  # noqa: N801
+    """What ``iinfo`` returns: the standard's fields, as Python ints."""
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type: Any, /) -> finfo_object:  # noqa: A002  the standard's parameter name
+    """Machine limits of a floating dtype, or of an array's dtype (Python floats, as the
+    standard asks; ``numpy.finfo`` gives numpy scalars). For a complex dtype they are its
+    real part's.
+
+    >>> finfo(float32).eps == float(np.finfo(np.float32).eps), finfo(complex128).dtype
+    (True, dtype('float64'))
     """
-    return np.finfo(_dtype(type))
+    info = np.finfo(_dtype(type))
+    return finfo_object(int(info.bits), float(info.eps), float(info.max), float(info.min),
+                        float(info.smallest_normal), np.dtype(info.dtype))
 
 
-def iinfo(type: Any, /) -> np.iinfo:  # noqa: A002
+def iinfo(type: Any, /) -> iinfo_object:  # noqa: A002
     """Machine limits of an integer dtype, or of an array's dtype.
 
-    >>> int(iinfo(int8).max)
-    127
+    >>> iinfo(int8).max, iinfo(uint8).min
+    (127, 0)
     """
-    return np.iinfo(_dtype(type))
+    info = np.iinfo(_dtype(type))
+    return iinfo_object(int(info.bits), int(info.max), int(info.min), np.dtype(info.dtype))
+
+
+def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: builtins.bool = False) -> Any:
+    """The number of nonzero elements of ``x``, over ``axis`` (an array, also for a total:
+    numpy's ``count_nonzero`` returns a Python int there).
+
+    >>> count_nonzero(np.array([0.0, 1.5, -2.0]))
+    array(2)
+    """
+    return fnp.asarray(fnp.count_nonzero(x, axis=axis, keepdims=keepdims))
 
 
 def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
