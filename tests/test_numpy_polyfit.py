@@ -225,17 +225,25 @@ def test_roots_is_numpys_on_concrete_values():
     np.testing.assert_allclose(fnp.roots(np.poly1d([1.0, -3.0, 2.0])), [2.0, 1.0])
 
 
-@pytest.mark.parametrize("transform", [
-    lambda f, p: fd.grad(lambda p: f(p).real.sum())(p),
-    lambda f, p: fd.jit(f)(p),
-    lambda f, p: fd.vmap(f)(np.stack([p, p])),
-    lambda f, p: fd.jvp(f, (p,), (p,)),
-], ids=["grad", "jit", "vmap", "jvp"])
+_P3 = np.array([2.0, -3.0, -11.0, 6.0])  # 2 (x - 3)(x + 2)(x - 1/2): distinct real roots
+_P2C = np.array([1.0, 2.0, 5.0])          # roots -1 +- 2i
+
+
 @pytest.mark.parametrize("roots", [fnp.roots, np.roots], ids=["fnp", "np"])
-def test_roots_of_traced_values_explain_the_missing_eigenvalues(transform, roots):
-    with pytest.raises(UnsupportedNumpyError, match="eigenvalues of the companion matrix, a "
-                       "non-symmetric matrix"):
-        transform(roots, np.array([1.0, -3.0, 2.0]))
+@pytest.mark.parametrize("p", [_P3, _P2C], ids=["real-roots", "complex-roots"])
+def test_roots_of_traced_values_are_eigenvalues_of_the_companion_matrix(roots, p):
+    want = np.roots(p).astype(complex)
+    np.testing.assert_allclose(fd.jit(roots)(p), want, rtol=1e-12)
+    np.testing.assert_allclose(fd.vmap(roots)(np.stack([p, 2 * p])), [want, want], rtol=1e-12)
+    # implicit derivative of a simple root: dr/dp[i] = -r**(n-i) / p'(r)
+    n = len(p) - 1
+    implicit = -want[:, None] ** np.arange(n, -1, -1) / np.polyval(np.polyder(p), want)[:, None]
+    jac = fd.jacfwd(lambda q: fnp.stack([fnp.real(roots(q)), fnp.imag(roots(q))]))(p)
+    np.testing.assert_allclose(jac[0] + 1j * jac[1], implicit, atol=1e-10)
+    rev = fd.jacrev(lambda q: fnp.stack([fnp.real(roots(q)), fnp.imag(roots(q))]))(p)
+    np.testing.assert_allclose(rev, jac, atol=1e-10)
+    _, tangent = fd.jvp(roots, (p,), (p[::-1].copy(),))
+    np.testing.assert_allclose(tangent, implicit @ p[::-1], atol=1e-10)
 
 
 ERRORS = [

@@ -7,11 +7,10 @@ product per degree), where numpy goes through the eigenvalues. Both are
 compositions of funcdiff.numpy operations, so they trace, batch, compile and
 differentiate.
 
-``roots`` goes the other way: numpy computes the eigenvalues of the companion
-matrix, a non-symmetric matrix whose eigenvalues are in general complex.
-funcdiff has an eigenvalue primitive for symmetric matrices only (``eigh``),
-so ``roots`` works on concrete coefficients only (it is numpy's) and explains
-why when it meets a traced value.
+``roots`` goes the other way: the eigenvalues of the companion matrix, as in
+numpy. On concrete coefficients it is numpy's ``roots``; on traced ones it
+builds the companion matrix from funcdiff.numpy operations and takes
+``linalg.eigvals``, so the roots trace, batch, compile and differentiate.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import numpy as np
 
 import funcdiff.numpy as fnp
 from funcdiff import dtypes
-from funcdiff.errors import ShapeError, UnsupportedNumpyError
+from funcdiff.errors import ShapeError
 from funcdiff.numpy import _util
 
 
@@ -102,46 +101,56 @@ def poly(seq_of_zeros: Any) -> Any:
 
 
 def roots(p: Any) -> Any:
-    """The roots of a polynomial with concrete coefficients (numpy.roots).
+    """The roots of a polynomial (numpy.roots): the eigenvalues of its companion matrix.
 
-    numpy's roots are the eigenvalues of the companion matrix of ``p``, a
-    non-symmetric matrix whose eigenvalues are in general complex. funcdiff
-    has no eigenvalue primitive for non-symmetric matrices (``eigh`` serves
-    symmetric ones), so ``roots`` cannot be traced, differentiated, batched
-    or compiled: on concrete values (numpy arrays, lists, scalars) it returns
-    numpy's result, and on a traced value it raises.
+    On concrete coefficients (numpy arrays, lists, scalars) the result is
+    numpy's: leading zeros stripped, trailing zeros giving exact zero roots,
+    real when every root is real. On traced coefficients (inside grad, jvp,
+    vjp, vmap, jit or make_jaxpr) the length and dtype must be static, so
+    nothing is stripped and the roots are always complex (as in JAX):
+    ``linalg.eigvals`` of the companion matrix
+    ``[[-p[1:]/p[0]], [I 0]]``, in numpy's order. The leading coefficient
+    must then be nonzero. The derivative is that of simple eigenvalues,
+    ``dr/dp[i] = -r**(len(p)-1-i) / polyval(polyder(p), r)``: defined for
+    distinct roots, infinite at repeated ones.
 
     Args:
       p: 1-D coefficients, highest power first (a scalar counts as one).
 
     Returns:
-      numpy.roots(p): the roots, complex when some are.
+      The ``len(p) - 1`` roots (fewer for concrete ``p`` with leading zeros).
 
     Raises:
-      UnsupportedNumpyError: when ``p`` is a traced value (inside grad, jvp,
-        vjp, vmap, jit or make_jaxpr).
       ShapeError: for a ``p`` of rank above 1.
 
-    >>> import numpy as np, funcdiff.numpy as fnp
+    >>> import numpy as np, funcdiff as fd, funcdiff.numpy as fnp
     >>> fnp.roots(np.array([1., -3., 2.]))               # (x - 1)(x - 2)
     array([2., 1.])
+    >>> fd.jacfwd(lambda p: fnp.roots(p).real)(np.array([1., -3., 2.]))
+    array([[-4., -2., -1.],
+           [ 1.,  1.,  1.]])
     """
     if isinstance(p, np.poly1d):
         p = p.coeffs
     p = _util.asarray(p, "roots")
-    if _util.is_tracer(p):
-        raise UnsupportedNumpyError(
-            f"funcdiff.numpy.roots got the traced {p.aval.str_short()}, but it cannot be "
-            "traced: the roots are the eigenvalues of the companion matrix, a non-symmetric "
-            "matrix, and funcdiff has no eigenvalue primitive for non-symmetric matrices (only "
-            "eigh, for symmetric ones), so there is no derivative, batching or jit rule. Call "
-            "numpy.roots on concrete coefficients outside the transform; for the derivative of "
-            "a simple real root r, differentiate implicitly: dr/dp[i] = "
-            "-r**(len(p)-1-i) / polyval(polyder(p), r).")
-    if p.ndim > 1:
+    shape = _util.shape_of(p)
+    if len(shape) > 1:
         raise ShapeError(f"funcdiff.numpy.roots needs p as a 1-D array of coefficients "
-                         f"(highest power first), but got shape {p.shape}.")
-    return np.roots(p)
+                         f"(highest power first), but got shape {shape}.")
+    if not _util.is_tracer(p):
+        return np.roots(p)
+    if not shape:
+        p, shape = fnp.reshape(p, (1,)), (1,)
+    dtype = _util.dtype_of(p)
+    if not dtypes.is_inexact(dtype):
+        p = _util.cast(p, dtypes.default_float)
+        dtype = dtypes.default_float
+    n = shape[0] - 1
+    if n < 1:
+        return np.zeros((0,), dtypes.complex_dtype(dtypes.real_dtype(dtype)))
+    first_row = fnp.reshape(fnp.divide(fnp.negative(p[1:]), p[0]), (1, n))
+    companion = fnp.concatenate([first_row, np.eye(n - 1, n, dtype=dtype)], axis=0)
+    return fnp.linalg.eigvals(companion)
 
 
 __all__ = ["poly", "roots"]

@@ -35,18 +35,23 @@ from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, sorting, structural
 from funcdiff.primitives import linalg as pl
 from funcdiff.primitives.linalg import LinAlgError
+from funcdiff.errors import UnsupportedNumpyError
 from funcdiff.primitives.linalg_common import (
-    cols as _cols, mask as _mask, mT as _mT, rows as _rows)
+    conj as _conj, cols as _cols, is_complex as _is_complex, mask as _mask, mH as _mH,
+    mT as _mT, rows as _rows)
 
 _NAME = "funcdiff.scipy.linalg."
 
 
-def _trans(trans) -> bool:
-    """SciPy's ``trans`` (0/'N', 1/'T', 2/'C') as "solve with the transpose"."""
+def _trans(trans, a):
+    """SciPy's ``trans`` (0/'N', 1/'T', 2/'C') as (the matrix to solve with, transpose it):
+    the conjugate transpose 'C' solves with ``conj(a)`` transposed (``aᵀ`` for real ``a``)."""
     if trans in (0, "N"):
-        return False
-    if trans in (1, 2, "T", "C"):
-        return True
+        return a, False
+    if trans in (1, "T"):
+        return a, True
+    if trans in (2, "C"):
+        return _conj(a), True
     raise LinAlgArgumentError(f"{_NAME}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
 
 
@@ -61,8 +66,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     """Solve ``a x = b`` for triangular ``a`` (scipy.linalg.solve_triangular).
 
     Only the lower (``lower=True``) or upper triangle of ``a`` is read, and
-    with ``unit_diagonal`` its diagonal is taken to be ones. ``trans`` 1 or 2
-    solves ``aᵀ x = b``. Linear in ``b``; the derivative in ``a`` only sees
+    with ``unit_diagonal`` its diagonal is taken to be ones. ``trans`` 1 ('T')
+    solves ``aᵀ x = b``, 2 ('C') ``aᴴ x = b``. Linear in ``b``; the derivative in ``a`` only sees
     the triangle that is read.
 
     Args:
@@ -80,7 +85,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     array([1., 2.])
     """
     a, b, vector = solve_operands(_NAME + "solve_triangular", a, b)
-    x = pl.triangular_solve(a, b, left_side=True, lower=bool(lower), transpose_a=_trans(trans),
+    a, transpose = _trans(trans, a)
+    x = pl.triangular_solve(a, b, left_side=True, lower=bool(lower), transpose_a=transpose,
                             unit_diagonal=bool(unit_diagonal))
     return unvector(x, vector)
 
@@ -89,9 +95,9 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """Cholesky factorization for ``cho_solve`` (scipy.linalg.cho_factor).
 
     Returns ``(c, lower)``: ``c``'s lower (or, by default, upper) triangle holds
-    the factor (``a = L Lᵀ`` or ``a = Uᵀ U``) and its other triangle holds
-    ``a``'s entries, exactly as SciPy's. The factor is that of the symmetric
-    part ``(a + aᵀ)/2``.
+    the factor (``a = L Lᴴ`` or ``a = Uᴴ U``) and its other triangle holds
+    ``a``'s entries, exactly as SciPy's. The factor is that of the Hermitian
+    part ``(a + aᴴ)/2`` (the symmetric part of a real ``a``).
 
     Raises:
       LinAlgError: ``a`` is not positive definite.
@@ -105,7 +111,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     a = _matrix(_NAME + "cho_factor", a)
     l = pl.cholesky(a)
     n = get_aval(a).shape[-1]
-    factor = l if lower else _mT(l)
+    factor = l if lower else _mH(l)
     rest = _mask(a, (n, n), 1, lower=False) if lower else _mask(a, (n, n), -1, lower=True)
     return ew.add(factor, rest), bool(lower)
 
@@ -121,9 +127,11 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
     c, b, vector = solve_operands(_NAME + "cho_solve", c, b)
     lower = bool(lower)
-    # a = L Lᵀ: solve L y = b, then Lᵀ x = y (with U = Lᵀ when upper).
-    y = pl.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = pl.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L Lᴴ: solve L y = b, then Lᴴ x = y (with U = Lᴴ when upper); a solve with
+    # Lᴴ is one with conj(L) transposed.
+    first, second = (c, _conj(c)) if lower else (_conj(c), c)
+    y = pl.triangular_solve(first, b, left_side=True, lower=lower, transpose_a=not lower)
+    x = pl.triangular_solve(second, y, left_side=True, lower=lower, transpose_a=lower)
     return unvector(x, vector)
 
 
@@ -147,7 +155,9 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    """Solve ``a x = b`` (or ``aᵀ x = b``) from ``lu_factor``'s result (scipy.linalg.lu_solve).
+    """Solve ``a x = b`` from ``lu_factor``'s result (scipy.linalg.lu_solve).
+
+    ``trans`` 1 ('T') solves ``aᵀ x = b``, 2 ('C') ``aᴴ x = b``.
 
     >>> import numpy as np
     >>> a = np.array([[1., 2.], [3., 4.]])
@@ -159,10 +169,12 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     n = get_aval(lu).shape[-1]
     piv = structural.broadcast_to(piv, get_aval(lu).shape[:-2] + get_aval(piv).shape[-1:])
     perm = pl.lu_pivots_to_permutation_p.bind(piv, permutation_size=n)
-    if not _trans(trans):  # P a = L U: solve L U x = P b
+    factors, transpose = _trans(trans, lu)
+    if not transpose:  # P a = L U: solve L U x = P b
         y = pl.triangular_solve(lu, _permute_rows(b, perm), lower=True, unit_diagonal=True)
         x = pl.triangular_solve(lu, y, lower=False)
-    else:  # aᵀ = Uᵀ Lᵀ P: solve Uᵀ Lᵀ z = b, then x = Pᵀ z
+    else:  # aᵀ = Uᵀ Lᵀ P: solve Uᵀ Lᵀ z = b, then x = Pᵀ z (conjugated factors for aᴴ)
+        lu = factors
         z = pl.triangular_solve(lu, b, lower=False, transpose_a=True)
         z = pl.triangular_solve(lu, z, lower=True, transpose_a=True, unit_diagonal=True)
         x = _permute_rows(z, sorting.argsort(perm, axis=-1))
@@ -269,18 +281,24 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     """Solve ``a x = b`` (scipy.linalg.solve); ``transposed`` solves ``aᵀ x = b``.
 
     ``assume_a`` is accepted and ignored: every structure is solved by LU,
-    which gives the same solution.
+    which gives the same solution. ``transposed`` with complex ``a`` raises,
+    as SciPy does.
 
     >>> import numpy as np
     >>> solve(np.array([[3., 1.], [1., 2.]]), np.array([9., 8.]))
     array([2., 3.])
     """
     a, b, vector = solve_operands(_NAME + "solve", a, b)
+    if transposed and _is_complex(a):
+        raise UnsupportedNumpyError(
+            f"{_NAME}solve: transposed=True with a complex matrix (SciPy refuses it too, "
+            "since it is ambiguous between aᵀ and aᴴ). Pass the matrix you mean: "
+            "fnp.swapaxes(a, -1, -2) or its conjugate.")
     return unvector(pl.solve(_mT(a) if transposed else a, b), vector)
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """Cholesky factor (scipy.linalg.cholesky): upper ``U`` (``a = Uᵀ U``) by default.
+    """Cholesky factor (scipy.linalg.cholesky): upper ``U`` (``a = Uᴴ U``) by default.
 
     >>> import numpy as np
     >>> cholesky(np.array([[4., 2.], [2., 5.]]))
@@ -291,7 +309,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def eigh(a, lower=True, eigvals_only=False):
-    """Eigen-decomposition of symmetric matrices (scipy.linalg.eigh, without ``b``).
+    """Eigen-decomposition of symmetric or Hermitian matrices (scipy.linalg.eigh, without ``b``).
 
     See ``funcdiff.numpy.linalg.eigh`` for the derivative conventions.
 
