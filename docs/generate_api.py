@@ -38,7 +38,8 @@ IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcd
                           "funcdiff.dtypes", "funcdiff.errors", "funcdiff.custom_derivatives",
                           "funcdiff.inspect", "funcdiff.primitives", "funcdiff.interpreters",
                           "funcdiff.passes", "funcdiff.compiler", "funcdiff.remat",
-                          "funcdiff.arguments", "funcdiff.pytrees")
+                          "funcdiff.arguments", "funcdiff.pytrees", "funcdiff.configuration",
+                          "funcdiff.shapes", "funcdiff.lax_operations")
 # Namespaces documented in full even without __all__.
 EXTRA_NAMESPACES = ("funcdiff.test_util",)
 # Large namespaces shown as one table row per name (summary line and signature).

@@ -11,7 +11,7 @@ from funcdiff.primitives import (cumulative as _cumulative, dot as _dot,  # noqa
                                  reductions as _reductions, sorting as _sorting,
                                  structural as _structural)
 from funcdiff import tree_util
-from funcdiff.config import config
+from funcdiff.configuration import config
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp,
                           vmap)

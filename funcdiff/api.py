@@ -299,6 +299,19 @@ def drop_outputs(lin, n: int):
                           lin.out_avals[:n], lin.out_is_zero[:n])
 
 
+def grad_output_error(out_tree, has_aux: bool) -> str:
+    """Why grad cannot use an output that is not one array, and what to do instead."""
+    if out_tree.num_leaves == 0 and str(out_tree) == "PyTreeDef(None)":
+        return ("grad requires a scalar output, but f returned None (a missing return "
+                "statement?). Return the value to differentiate.")
+    text = f"grad requires a scalar output, but f returned a pytree {out_tree}."
+    if not has_aux and out_tree.num_leaves >= 2 and str(out_tree).startswith("PyTreeDef((*,"):
+        text += (" If f returns (value, aux), pass has_aux=True: grad then differentiates "
+                 "the value and returns the aux unchanged.")
+    return text + (" Use jacrev(f) for the Jacobian of several outputs, or reduce the output "
+                   "to one scalar.")
+
+
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                    has_aux: bool = False, holomorphic: bool = False) -> Callable:
     """Like ``grad``, but the returned function gives ``(value, gradient)``.
@@ -333,9 +346,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         outs, lin = reverse_flat(f_flat, p_flat)
         out_tree = out_info.tree
         if out_tree.num_leaves != 1:
-            raise DifferentiationError(
-                f"grad requires a scalar output, but f returned a pytree {out_tree}. Use "
-                "jacrev(f) for the full Jacobian, or reduce the output to one scalar.")
+            raise DifferentiationError(grad_output_error(out_tree, has_aux))
         aval = lin.out_avals[0]
         if aval.shape == () and dtypes.is_complex(aval.dtype) and not holomorphic:
             raise DifferentiationError(

@@ -590,7 +590,7 @@ class Tracer:
         return copy
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}<{self.aval.str_short()}>"
+        return f"Traced<{self.aval.str_short()}>"
 
 
 class ViewLink:

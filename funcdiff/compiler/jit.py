@@ -31,7 +31,7 @@ from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatte
 from funcdiff.compiler.evaluator import compiled
 from funcdiff.compiler.lowered import Lowered
 from funcdiff.core import ShapedArray, Tracer, get_aval, lock_arguments
-from funcdiff.config import config
+from funcdiff.configuration import config
 from funcdiff.errors import ConcretizationError, InvalidArgumentError, RetraceWarning
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr

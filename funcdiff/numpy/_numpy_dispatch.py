@@ -74,7 +74,8 @@ def dtype_or_value(x: Any) -> Any:
 QUERIES = {
     "result_type": lambda *args: np.result_type(*[dtype_or_value(a) for a in args]),
     "can_cast": lambda from_, to, casting="safe": np.can_cast(dtype_or_value(from_), to, casting),
-    "copy": lambda a, order="K", subok=False: a,  # funcdiff values are immutable
+    # a new tracer, as numpy's copy is a new array: a write into it leaves a alone
+    "copy": lambda a, order="K", subok=False: a.fresh_copy() if isinstance(a, Tracer) else a,
 }
 
 
@@ -171,6 +172,8 @@ def array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         if fn is not None:
             return fn(*inputs)
     name = f"numpy.{ufunc.__name__}"
+    if getattr(np, ufunc.__name__, None) is not ufunc:
+        raise foreign_ufunc(ufunc)
     out = kwargs.pop("out", None)
     if any(o is not None for o in (out if isinstance(out, tuple) else (out,))):
         raise UnsupportedNumpyError(
@@ -206,6 +209,26 @@ def array_ufunc(self: Tracer, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
                            "are immutable: use the functional x.at[idx].add(v) / .multiply(v) / "
                            ".min(v) / .max(v) / .set(v) (fnp.at(x)[idx] for numpy arrays).")
     raise unsupported(f"{name}.{method}")
+
+
+def foreign_ufunc(ufunc: np.ufunc) -> UnsupportedNumpyError:
+    """The error for a ufunc that is not numpy's own (scipy.special's, say), named as
+    its library names it, pointing to funcdiff's counterpart where there is one."""
+    name = ufunc.__name__
+    special = sys.modules.get("scipy.special")
+    if special is not None and getattr(special, name, None) is ufunc:
+        ours = sys.modules.get("funcdiff.scipy.special")
+        fix = (f"Use funcdiff.scipy.special.{name}, which differentiates."
+               if ours is not None and hasattr(ours, name) else
+               "funcdiff.scipy.special has no counterpart yet; write it with funcdiff.numpy, "
+               "or give it a derivative with fd.custom_jvp.")
+        return UnsupportedNumpyError(
+            f"scipy.special.{name} was called on a funcdiff tracer: it is compiled code that "
+            f"funcdiff cannot trace, and converting the tracer would lose the derivative. {fix}")
+    return UnsupportedNumpyError(
+        f"the ufunc {name} (from {type(ufunc).__module__ or 'another library'}, not numpy) was "
+        "called on a funcdiff tracer, which funcdiff cannot trace. Write it with "
+        "funcdiff.numpy, or give it a derivative with fd.custom_jvp.")
 
 
 def array_function(self: Tracer, func: Callable, types: tuple, args: tuple,

@@ -27,6 +27,9 @@ from funcdiff.errors import (ConcretizationError, TracerArrayConversionError,
                              UnsupportedNumpyError)
 
 _FUNCDIFF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+
+
 POINTER = ("Use the funcdiff.numpy function of the same meaning (import funcdiff.numpy "
             "as fnp), or see docs/numpy-support.md for everything funcdiff implements.")
 
@@ -54,7 +57,11 @@ def conversion_site() -> str:
     user = _caller_outside_libraries(frame)
     if user is not None and user != f"{filename}:{line}":
         site += f", reached from {user}"
-    return site + array_api_route(filename)
+    callers, outer = [], frame
+    while outer is not None and os.path.abspath(outer.f_code.co_filename).startswith(_NUMPY_DIR):
+        callers.append(outer.f_code.co_name)
+        outer = outer.f_back
+    return site + array_api_route(filename, tuple(callers))
 
 
 def _caller_outside_libraries(frame: Any) -> str | None:
@@ -69,9 +76,14 @@ def _caller_outside_libraries(frame: Any) -> str | None:
     return None
 
 
-def array_api_route(filename: str) -> str:
-    """Whether the library at ``filename`` could take tracers through the array API."""
+def array_api_route(filename: str, callers: tuple = ()) -> str:
+    """Whether the library at ``filename`` could take tracers through the array API (or,
+    for numpy.vectorize, which loops over numbers, what batches instead); ``callers``
+    are the names of the numpy functions the conversion happened in."""
     parts = os.path.abspath(filename).split(os.sep)
+    if any("vectorize" in name for name in callers):
+        return (". numpy.vectorize calls the function on each number: use fnp.vectorize (the "
+                "same signature, batched) or fd.vmap")
     if "scipy" in parts:
         flags = sys.modules.get("scipy._lib._array_api")
         if flags is not None and getattr(flags, "SCIPY_ARRAY_API", False):
