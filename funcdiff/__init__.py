@@ -6,10 +6,11 @@
 """
 
 # Importing the primitive families registers every primitive (their cards).
-from funcdiff.primitives import (cumulative as _cumulative, dot as _dot,  # noqa: F401
+from funcdiff.primitives import (convolution as _convolution,  # noqa: F401
+                                 cumulative as _cumulative, dot as _dot,
                                  elementwise as _elementwise, indexing as _indexing,
                                  reductions as _reductions, sorting as _sorting,
-                                 structural as _structural)
+                                 structural as _structural, windowed as _windowed)
 from funcdiff import tree_util
 from funcdiff.configuration import config
 from funcdiff.primitives.gradient_control import stop_gradient

@@ -497,6 +497,8 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
 # The primitives under JAX's names (lax.add, lax.dot_general, lax.slice, ...). Bound
 # last: max, min and slice shadow the builtins in this module from here on.
 from funcdiff.lax_operations import (  # noqa: E402,A004
-    add, associative_scan, broadcast_in_dim, concatenate, cos, cumsum, div, dot, dot_general, exp,
-    log, max, min, mul, neg, pad, reduce_max, reduce_sum, rem, reshape, sin, slice, sort,
-    sort_key_val, sub, tanh, top_k, transpose)
+    add, associative_scan, broadcast_in_dim, concatenate, conv, conv_dimension_numbers,
+    conv_general_dilated, conv_with_general_padding, cos, cumsum, div, dot, dot_general, exp,
+    log, max, min, mul, neg, pad, reduce_max, reduce_sum, reduce_window, reduce_window_max,
+    reduce_window_min, reduce_window_sum, rem, reshape, sin, slice, sort, sort_key_val, sub, tanh,
+    top_k, transpose)

@@ -17,6 +17,7 @@ and JAX's strictness:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -24,7 +25,10 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.core import get_aval
 from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
-from funcdiff.primitives import cumulative, elementwise as el, reductions, slicing, sorting, structural
+from funcdiff.primitives import (convolution, cumulative, elementwise as el, reductions, slicing,
+                                 sorting, structural, windowed)
+from funcdiff.primitives.convolution import (conv, conv_dimension_numbers,  # noqa: F401
+                                             conv_general_dilated, conv_with_general_padding)
 from funcdiff.primitives.dot import dot_general as _dot_general
 from funcdiff.primitives.dot import dot as _dot
 from funcdiff.tree_util import tree_flatten, tree_unflatten
@@ -295,4 +299,150 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
 __all__ = ["add", "sub", "mul", "div", "rem", "neg", "max", "min", "sin", "cos", "exp", "log",
            "tanh", "dot_general", "dot", "broadcast_in_dim", "reshape", "transpose", "slice",
            "pad", "concatenate", "reduce_sum", "reduce_max", "cumsum", "sort", "sort_key_val",
-           "top_k", "associative_scan"]
+           "top_k", "associative_scan", "conv_general_dilated", "conv",
+           "conv_with_general_padding", "conv_dimension_numbers", "reduce_window",
+           "reduce_window_sum", "reduce_window_max", "reduce_window_min"]
+
+
+# ---------------------------------------------------------------------------
+# Windowed reductions
+
+
+def _window_params(operand, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation) -> dict:
+    shape = get_aval(operand).shape
+    nd = len(shape)
+    params = {}
+    for name, value in (("window_dimensions", window_dimensions),
+                        ("window_strides", window_strides), ("base_dilation", base_dilation),
+                        ("window_dilation", window_dilation)):
+        value = (1,) * nd if value is None else tuple(int(v) for v in value)
+        if len(value) != nd:
+            raise ShapeError(f"lax.reduce_window: {name}={value} needs one entry per axis of "
+                             f"the operand {get_aval(operand).str_short()}")
+        params[name] = value
+    dilated = tuple((s - 1) * b + 1 if s else 0 for s, b in zip(shape, params["base_dilation"]))
+    window = tuple((k - 1) * d + 1 for k, d in zip(params["window_dimensions"],
+                                                   params["window_dilation"]))
+    params["padding"] = convolution.padding_pairs(padding, dilated, window,
+                                                  params["window_strides"])
+    return params
+
+
+def _window_sum(operand, params):
+    """The sum of each window: a convolution of one feature with a kernel of ones.
+    Leading axes the window leaves alone become the convolution's batch."""
+    aval = get_aval(operand)
+    trivial = 0
+    for d in range(aval.ndim):
+        if (params["window_dimensions"][d], params["window_strides"][d], params["padding"][d],
+                params["base_dilation"][d], params["window_dilation"][d]) != (1, 1, (0, 0), 1, 1):
+            break
+        trivial += 1
+    lead, rest = aval.shape[:trivial], aval.shape[trivial:]
+    x = structural.reshape(operand, new_sizes=(math.prod(lead), 1) + rest)
+    ones = np.ones((1, 1) + params["window_dimensions"][trivial:], aval.dtype)
+    out = convolution.conv_general_dilated(
+        x, ones, params["window_strides"][trivial:], params["padding"][trivial:],
+        params["base_dilation"][trivial:], params["window_dilation"][trivial:])
+    return structural.reshape(out, new_sizes=lead + get_aval(out).shape[2:])
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding="VALID", base_dilation=None, window_dilation=None):
+    """``lax.reduce_window`` for ``computation`` in ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min``.
+
+    Args:
+      operand: an array; every axis has a window (size 1 to leave it alone).
+      init_value: the reduction's start, combined once with each window. For
+        ``add`` and ``mul`` with padding or base dilation it must be the
+        identity (0, 1), since funcdiff pads with the identity.
+      computation: ``lax.add``, ``lax.mul``, ``lax.max`` or ``lax.min``.
+      window_dimensions, window_strides: one int per axis (strides default to 1).
+      padding: "VALID", "SAME", "SAME_LOWER" or one (low, high) pair per axis.
+      base_dilation, window_dilation: one int per axis (default 1).
+
+    Returns:
+      The reduction of every window. Sums are convolutions, max and min their
+      own primitives (ties share the derivative evenly), products ``reduce_prod``
+      of the windows' elements: all differentiate to any order.
+
+    Raises:
+      InvalidArgumentError: another computation, or a non-identity init_value
+        for add/mul where padding would count it.
+
+    >>> x = np.arange(16.0).reshape(4, 4)
+    >>> reduce_window(x, -np.inf, max, (2, 2), (2, 2), "VALID")
+    array([[ 5.,  7.],
+           [13., 15.]])
+    """
+    params = _window_params(operand, window_dimensions, window_strides, padding, base_dilation,
+                            window_dilation)
+    if computation in (max, el.max):
+        out = windowed.reduce_window_max(operand, **params)
+        combine = el.max
+    elif computation in (min, el.min):
+        out = windowed.reduce_window_min(operand, **params)
+        combine = el.min
+    elif computation in (add, el.add, mul, el.mul):
+        is_sum = computation in (add, el.add)
+        identity = 0 if is_sum else 1
+        stretched = any(p != (0, 0) for p in params["padding"]) or any(
+            b != 1 for b in params["base_dilation"])
+        init_is_identity = type(init_value) in (int, float, bool) and init_value == identity
+        if stretched and not init_is_identity:
+            raise InvalidArgumentError(
+                f"lax.reduce_window with {'add' if is_sum else 'mul'}: init_value must be "
+                f"{identity} when there is padding or base dilation (funcdiff pads with the "
+                "identity); add the initial value to the result instead.")
+        if is_sum:
+            out = _window_sum(operand, params)
+        else:
+            patches = windowed.window_patches(operand, 1, **params)
+            out = reductions.reduce_prod(patches, axes=(get_aval(patches).ndim - 1,))
+        combine = el.add if is_sum else el.mul
+        if init_is_identity:
+            return out
+    else:
+        raise InvalidArgumentError(
+            f"lax.reduce_window supports computation = lax.add, lax.mul, lax.max or lax.min, "
+            f"got {computation!r}")
+    if type(init_value) in _SCALARS:
+        if init_value == windowed.identity_of(get_aval(out).dtype, combine is el.max):
+            return out
+        init_value = np.asarray(init_value, get_aval(out).dtype)
+    return combine(out, structural.broadcast_in_dim(init_value, shape=get_aval(out).shape,
+                                                    broadcast_dimensions=()))
+
+
+def reduce_window_sum(operand, window_dimensions, window_strides=None, padding="VALID",
+                      base_dilation=None, window_dilation=None):
+    """The sum of each window (``reduce_window`` with ``lax.add``).
+
+    >>> reduce_window_sum(np.arange(5.0), (2,))
+    array([1., 3., 5., 7.])
+    """
+    return reduce_window(operand, 0, add, window_dimensions, window_strides, padding,
+                         base_dilation, window_dilation)
+
+
+def reduce_window_max(operand, window_dimensions, window_strides=None, padding="VALID",
+                      base_dilation=None, window_dilation=None):
+    """The maximum of each window (``reduce_window`` with ``lax.max``).
+
+    >>> reduce_window_max(np.array([1.0, 3.0, 2.0, 0.0]), (2,), (2,))
+    array([3., 2.])
+    """
+    return windowed.reduce_window_max(operand, **_window_params(
+        operand, window_dimensions, window_strides, padding, base_dilation, window_dilation))
+
+
+def reduce_window_min(operand, window_dimensions, window_strides=None, padding="VALID",
+                      base_dilation=None, window_dilation=None):
+    """The minimum of each window (``reduce_window`` with ``lax.min``).
+
+    >>> reduce_window_min(np.array([1.0, 3.0, 2.0, 0.0]), (2,), (2,))
+    array([1., 0.])
+    """
+    return windowed.reduce_window_min(operand, **_window_params(
+        operand, window_dimensions, window_strides, padding, base_dilation, window_dilation))

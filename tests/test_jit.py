@@ -188,6 +188,10 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
                               fd.jvp(_clip_grad, (x,), (x,))[1]], (_X3,)),
     ("checkpoint-name", fd.grad(lambda x: fnp.sum(fd.checkpoint(
         lambda y: fd.checkpoint_name(fnp.sin(y), "s") * y)(x))), (_X3,)),
+    ("conv-reduce_window", lambda x, w: [lax.conv(x, w, (1, 1), "SAME"),
+                                         lax.reduce_window_max(x, (1, 1, 2, 2), (1, 1, 2, 2)),
+                                         lax.reduce_window_min(x, (1, 1, 2, 1))],
+     (RNG.standard_normal((2, 3, 4, 4)), RNG.standard_normal((2, 3, 3, 3)))),
 ]
 
 
