@@ -264,3 +264,59 @@ def test_window_max_ties_split_evenly_and_init_values():
         lax.reduce_window(x, 0.0, lax.sub, (2, 2), (1, 1))
     with pytest.raises(ShapeError, match="larger than the padded operand"):
         lax.reduce_window_max(x, (3, 1))
+
+
+# --- funcdiff.nn --------------------------------------------------------------------
+
+
+def test_nn_conv_is_pytorch_conv_with_bias_groups_and_padding():
+    x, w, b = RNG.standard_normal((2, 4, 7, 6)), RNG.standard_normal((6, 2, 3, 3)), \
+        RNG.standard_normal(6)
+    got = fd.nn.conv(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2)
+    want = direct_conv(x, w, (2, 1), ((1, 1), (1, 1)), (1, 1), (1, 2), 2) + b[:, None, None]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert fd.nn.conv(x, w, groups=2, padding="same").shape == (2, 6, 7, 6)
+    check_grads(lambda x, w, b: fd.nn.conv(x, w, b, stride=2, groups=2), (x, w, b), order=2)
+    with pytest.raises(ShapeError, match="rank 4"):
+        fd.nn.conv(x[0], w, groups=2)
+    with pytest.raises(ShapeError, match="bias"):
+        fd.nn.conv(x, w, np.ones(5), groups=2)
+
+
+@pytest.mark.parametrize("stride,padding,output_padding,groups,dilation",
+                         [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), (3, 2, 0, 2, 2), ((2, 1), (0, 1), (1, 0), 1, 1)])
+def test_nn_conv_transpose_is_the_adjoint_of_conv(stride, padding, output_padding, groups,
+                                                  dilation):
+    x = RNG.standard_normal((2, 4, 5, 4))
+    w = RNG.standard_normal((4, 3, 3, 2))  # (in, out / groups, k): conv's (out, in / groups, k)
+    y = fd.nn.conv_transpose(x, w, stride=stride, padding=padding,
+                             output_padding=output_padding, groups=groups, dilation=dilation)
+    conv = lambda z: fd.nn.conv(z, w, stride=stride, padding=padding, dilation=dilation,  # noqa: E731
+                                groups=groups)
+    assert conv(y).shape == x.shape
+    v = RNG.standard_normal(y.shape)
+    # <conv(v), x> == <v, conv_transpose(x)>: the transposed convolution is conv's adjoint
+    np.testing.assert_allclose(np.sum(conv(v) * x), np.sum(v * y), rtol=1e-11)
+    check_grads(lambda x, w: fd.nn.conv_transpose(x, w, stride=stride, padding=padding,
+                                                  output_padding=output_padding, groups=groups,
+                                                  dilation=dilation), (x, w), order=2)
+
+
+def test_nn_pooling():
+    x = RNG.standard_normal((2, 3, 6, 4))
+    blocks = x.reshape(2, 3, 3, 2, 2, 2)
+    np.testing.assert_allclose(fd.nn.max_pool(x, (2, 2)), blocks.max(axis=(3, 5)))
+    np.testing.assert_allclose(fd.nn.avg_pool(x, (2, 2)), blocks.mean(axis=(3, 5)), rtol=1e-12)
+    padded = fd.nn.avg_pool(x, 3, stride=1, padding=1, count_include_pad=False)
+    np.testing.assert_allclose(padded[..., 0], (x[..., :2]).mean(-1), rtol=1e-12)
+    np.testing.assert_allclose(fd.nn.max_pool(x, (3, 3), 1, 1)[..., 0, 0],
+                               x[..., :2, :2].max(axis=(-1, -2)))
+    check_grads(lambda x: fd.nn.max_pool(x, (2, 2)), (x,), order=2)
+    check_grads(lambda x: fd.nn.avg_pool(x, (3, 2), 1, (1, 0), False), (x,), order=2)
+
+
+def test_conv_kernel_initializers_take_fans_from_the_layout():
+    rng = np.random.default_rng(3)
+    w = fd.nn.initializers.he_normal(rng, (64, 32, 3, 3), in_axis=1, out_axis=0)  # OIHW
+    assert abs(w.var() / (2 / (32 * 9)) - 1) < 0.05
+    assert fd.nn.initializers.compute_fans((3, 3, 32, 64)) == (288, 576)  # HWIO

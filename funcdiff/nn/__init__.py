@@ -25,7 +25,9 @@ The namespace is assembled here from one module per concept: ``_activations``
 (``relu`` to ``log_sigmoid``), ``_softmax`` (``softmax``, ``log_softmax``,
 ``one_hot``; ``logsumexp`` is ``funcdiff.scipy.special``'s), ``_losses`` (the
 fused ``cross_entropy`` and its ``custom_vjp`` rules), ``_normalisation``
-(``layer_norm``, ``rms_norm``) and ``_attention`` (``dot_product_attention``),
+(``layer_norm``, ``rms_norm``), ``_attention`` (``dot_product_attention``) and
+``_convolution`` (``conv``, ``conv_transpose``, ``max_pool``, ``avg_pool``, PyTorch's
+conventions on ``fd.lax.conv_general_dilated`` and ``fd.lax.reduce_window``),
 with the argument handling they share in ``_support``.
 ``funcdiff.nn.initializers`` holds the weight initialisers.
 """
@@ -36,6 +38,7 @@ from funcdiff.nn import initializers
 from funcdiff.nn._activations import (  # noqa: F401  private names re-exported
     _elu, elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid, silu, softplus, swish)
 from funcdiff.nn._attention import dot_product_attention
+from funcdiff.nn._convolution import avg_pool, conv, conv_transpose, max_pool
 from funcdiff.nn._losses import cross_entropy
 from funcdiff.nn._normalisation import layer_norm, rms_norm  # noqa: F401
 from funcdiff.nn._softmax import log_softmax, one_hot, softmax
@@ -45,7 +48,8 @@ from funcdiff.scipy.special import logsumexp
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "silu", "swish",
     "softplus", "log_sigmoid", "softmax", "log_softmax", "logsumexp", "one_hot",
-    "cross_entropy", "layer_norm", "rms_norm", "dot_product_attention", "initializers",
+    "cross_entropy", "layer_norm", "rms_norm", "dot_product_attention", "conv",
+    "conv_transpose", "max_pool", "avg_pool", "initializers",
 ]
 
 # doctest.testmod finds only the functions defined in a module; list the moved ones.
