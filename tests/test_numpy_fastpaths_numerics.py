@@ -252,7 +252,7 @@ def test_solve_errors_name_the_function():
         fnp.linalg.solve(np.ones((3, 2)), np.ones(3))
     with pytest.raises(SquareMatrixError, match=r"linalg.solve needs an array of at least 2"):
         fnp.linalg.solve(np.ones(3), np.ones(3))
-    with pytest.raises(DTypeError, match=r"linalg.solve needs float32 or float64"):
+    with pytest.raises(DTypeError, match=r"linalg.solve needs float32, float64, complex64 or complex128"):
         fnp.linalg.solve(np.eye(3, dtype=np.float16), np.ones(3, np.float16))
     with pytest.raises(Exception, match=r"linalg.solve"):
         fnp.linalg.solve(np.ones((2, 3, 3)), np.ones((4, 3, 1)))
