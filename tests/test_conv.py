@@ -320,3 +320,17 @@ def test_conv_kernel_initializers_take_fans_from_the_layout():
     w = fd.nn.initializers.he_normal(rng, (64, 32, 3, 3), in_axis=1, out_axis=0)  # OIHW
     assert abs(w.var() / (2 / (32 * 9)) - 1) < 0.05
     assert fd.nn.initializers.compute_fans((3, 3, 32, 64)) == (288, 576)  # HWIO
+
+
+def test_cnn_example_trains_and_its_gradient_matches_central_differences():
+    """examples/cnn.py at a small size: the glyphs are learned well above chance (1/6)."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "cnn.py")
+    spec = importlib.util.spec_from_file_location("examples_cnn", path)
+    cnn = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cnn)
+    result = cnn.train(steps=250, n_train=600, n_test=300, verbose=False)
+    assert result["gradient_error"] < 1e-6
+    assert result["test_accuracy"] >= 0.8, result
