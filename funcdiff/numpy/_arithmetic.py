@@ -5,7 +5,11 @@ Each function is an explicit composition of elementwise primitives with numpy
 2's semantics: arguments are promoted by the helpers of ``_ufunc_support``, and
 the binary primitives broadcast by themselves. Integer semantics follow numpy
 where numpy has them (``floor_divide`` and ``remainder`` floor, ``power`` of
-ints is exact); only floats are differentiated. ``logaddexp`` and ``logaddexp2``
+ints is exact); only floats and complex values are differentiated. Complex
+values take numpy's principal branches (``sqrt``, ``log*``, ``power``,
+``sinc``); the functions numpy does not define on them (``cbrt``,
+``floor_divide``, ``remainder``, ``fmod``, ``logaddexp``, ``ldexp``, ...) refuse
+them by name, never dropping an imaginary part. ``logaddexp`` and ``logaddexp2``
 bind primitives whose impls are numpy's (stable) and whose derivatives are the
 softmax weights, smooth at ties.
 ``ldexp``, ``frexp``, ``nextafter``, ``spacing`` and ``i0`` each bind one
@@ -26,9 +30,9 @@ from funcdiff.errors import DTypeError, InvalidArgumentError
 from funcdiff.numpy._ufunc_support import (BOOL, F64, INT8, INT64, UINT64, arg, _array,
                                            binary_ufunc, _c, cast, check_broadcast,
                                            float_arg, fname, no_bool, num_arg, promote,
-                                           promote_divide, promote_float, promote_int_bool,
-                                           reject_out, result_dtype, ufunc_options,
-                                           unary_ufunc)
+                                           promote_divide, promote_int_bool_real, promote_real,
+                                           real_arg, refuse_complex, reject_out, result_dtype,
+                                           ufunc_options, unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import structural
 
@@ -96,20 +100,20 @@ def _floor_divide(x, y):
     return ew.select(ew.eq(y, zero), ew.div(x, y), floor)
 
 
-floor_divide = binary_ufunc("floor_divide", promote_int_bool, _floor_divide,
+floor_divide = binary_ufunc("floor_divide", promote_int_bool_real, _floor_divide,
                              "Elementwise ``x1 // x2``: the quotient rounded toward minus "
                              "infinity.", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.floor_divide(np.array([7, -7]), 2)
 array([ 3, -4])""")
-remainder = binary_ufunc("remainder", promote_int_bool, _remainder,
+remainder = binary_ufunc("remainder", promote_int_bool_real, _remainder,
                           "Elementwise ``x1 % x2`` with the sign of ``x2`` (Python's modulo).",
                           """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.remainder(np.array([7., -7.]), 3)
 array([1., 2.])""")
 mod = remainder
-fmod = binary_ufunc("fmod", promote_int_bool, _fmod,
+fmod = binary_ufunc("fmod", promote_int_bool_real, _fmod,
                      "Elementwise C remainder of ``x1 / x2``, with the sign of ``x1``.")
 
 
@@ -121,6 +125,8 @@ def divmod(x1, x2, /, out=(None, None), *, where=True, dtype=None):
     (array([ 2, -3]), array([1, 2]))
     """
     reject_out("divmod", out)
+    for x in (x1, x2):
+        refuse_complex("divmod", _array("divmod", x))
     return (floor_divide(x1, x2, where=where, dtype=dtype),
             remainder(x1, x2, where=where, dtype=dtype))
 
@@ -165,14 +171,9 @@ def _power(name: str, x, y, dtype: np.dtype):
                 f"{fname(name)}: integers to negative integer powers are not allowed "
                 "(numpy neither); convert the base to float first.")
         return ew.integer_pow(cast(x, dtype), y=y)  # np.power(x, int): the same values
-    if dtype.kind == "c":
-        raise DTypeError(
-            f"{fname(name)}: complex values (intermediates in funcdiff) can be raised only "
-            f"to a Python int power, e.g. z ** 2; for other exponents compute "
-            f"fnp.exp(y * fnp.log(z)).")
     x, y = cast(x, dtype), cast(y, dtype)
     try:
-        if dtype.kind == "f":
+        if dtype.kind in "fc":  # complex: numpy's principal branch, exp(y log x)
             return ew.pow(x, y)
         return _int_power(x, y)
     except ValueError:
@@ -242,7 +243,7 @@ sqrt = unary_ufunc("sqrt", float_arg, ew.sqrt, "Elementwise non-negative square 
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.sqrt(np.array([4., 9.]))
 array([2., 3.])""")
-cbrt = unary_ufunc("cbrt", float_arg, ew.cbrt, "Elementwise real cube root.")
+cbrt = unary_ufunc("cbrt", real_arg, ew.cbrt, "Elementwise real cube root.")
 
 
 # ---------------------------------------------------------------------------
@@ -261,12 +262,12 @@ log2 = unary_ufunc("log2", float_arg, ew.log2, "Elementwise base-2 logarithm.")
 log10 = unary_ufunc("log10", float_arg, ew.log10, "Elementwise base-10 logarithm.")
 log1p = unary_ufunc("log1p", float_arg, ew.log1p,
                      "Elementwise ``log(1 + x)``, accurate for small ``x``.")
-logaddexp = binary_ufunc("logaddexp", promote_float, ew.logaddexp,
+logaddexp = binary_ufunc("logaddexp", promote_real, ew.logaddexp,
                           "Elementwise ``log(exp(x1) + exp(x2))`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.logaddexp(1000.0, 1000.0)) == 1000.0 + float(fnp.log(2.0))
 True""")
-logaddexp2 = binary_ufunc("logaddexp2", promote_float, ew.logaddexp2,
+logaddexp2 = binary_ufunc("logaddexp2", promote_real, ew.logaddexp2,
                            "Elementwise ``log2(2**x1 + 2**x2)`` without overflow.")
 
 
@@ -300,7 +301,7 @@ def ldexp(x1, x2, /, out=None, *, where=True, dtype=None):
     """
     if out is not None or where is not True or dtype is not None:
         (x1,) = ufunc_options("ldexp", (x1,), out, where, dtype)
-    x = float_arg("ldexp", x1)
+    x = real_arg("ldexp", x1)
     e = _array("ldexp", x2)
     if e.dtype.kind not in "biu" or e.dtype == UINT64:
         raise DTypeError(f"{fname('ldexp')} needs integer exponents (not uint64, which numpy "
@@ -339,10 +340,10 @@ def frexp(x, /, out=(None, None), *, where=True, dtype=None):
     """
     reject_out("frexp", out)
     (x,) = ufunc_options("frexp", (x,), None, where, dtype)
-    return tuple(ew.frexp(float_arg("frexp", x)))
+    return tuple(ew.frexp(real_arg("frexp", x)))
 
 
-nextafter = binary_ufunc("nextafter", promote_float, ew.nextafter,
+nextafter = binary_ufunc("nextafter", promote_real, ew.nextafter,
                           "Elementwise next float after ``x1`` toward ``x2``; not "
                           "differentiable (as in JAX).",
                           """
@@ -351,7 +352,7 @@ nextafter = binary_ufunc("nextafter", promote_float, ew.nextafter,
 True
 >>> fnp.nextafter(np.array([0.0, 1.0], np.float32), 0.0)
 array([0.        , 0.99999994], dtype=float32)""")
-spacing = unary_ufunc("spacing", float_arg, ew.spacing,
+spacing = unary_ufunc("spacing", real_arg, ew.spacing,
                        "Elementwise signed distance to the next float away from zero; "
                        "its derivative is zero.", """
 >>> import funcdiff.numpy as fnp, numpy as np
@@ -370,9 +371,12 @@ def _sinc(x):
 
 
 def _float_or_f64_arg(name, x):
-    """``x`` for sinc and i0: floats keep their dtype, integers and booleans become float64."""
+    """``x`` for sinc and i0: floats (and complex values for sinc, as numpy's) keep their
+    dtype, integers and booleans become float64."""
     x = arg(name, x)
     dtype = result_dtype(name, x)
+    if dtype.kind == "c" and name == "sinc":
+        return cast(x, dtype)
     if dtype.kind == "c":
         raise DTypeError(f"{fname(name)} takes real values only, got {dtype} (complex values "
                          "are intermediates in funcdiff); apply it to the real and imaginary "

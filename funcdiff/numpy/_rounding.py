@@ -5,7 +5,11 @@ propagates) and ``fmax``/``fmin`` (NaN ignored), ``heaviside``, ``clip``,
 ``floor``/``ceil``/``trunc``/``rint``/``fix``/``round``, ``modf``, and the
 parts of funcdiff's real numbers (``real``, ``imag``, ``conjugate``). Each is a
 composition of elementwise primitives with numpy 2's semantics; integers pass
-through unchanged where numpy leaves them unchanged.
+through unchanged where numpy leaves them unchanged. Complex values: ``sign``
+is ``z / |z|`` (0 at 0, differentiable elsewhere), ``rint`` and ``round``
+round both parts, extrema and ``clip`` order lexicographically (numpy's
+order); ``floor``, ``ceil``, ``trunc``, ``fix``, ``fabs``, ``signbit``,
+``copysign``, ``heaviside`` and ``modf`` refuse them by name, as numpy does.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ import numpy as np
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.numpy._ufunc_support import (BOOL, F16, F64, INT8, arg, binary_ufunc, _c,
                                            cast, check_broadcast, const, float_arg, full,
-                                           no_bool, NoValue, num_arg, promote, promote_float,
-                                           reject_out, result_dtype, ufunc_options,
-                                           unary_ufunc)
+                                           no_bool, NoValue, num_arg, promote, promote_real,
+                                           real_arg, real_num_arg, reject_out, result_dtype,
+                                           ufunc_options, unary_ufunc)
 from funcdiff.primitives import complex_ops
 from funcdiff.primitives import elementwise as ew
 from funcdiff.numpy._views import returns_copies, returns_views
@@ -41,7 +45,17 @@ def _abs_arg(name, x):
 
 
 def _sign(x):
+    if x.dtype.kind == "c":
+        return _unit_phase(x)
     return ew.sign(no_bool("sign", x))
+
+
+def _unit_phase(z):
+    """numpy's sign of complex values, z / |z| (0 at 0), differentiable where z != 0."""
+    r = complex_ops.complex_abs(z)
+    zero = _c(r, 0)
+    safe_r = ew.select(ew.eq(r, zero), _c(r, 1), r)  # z / 1 = 0 at z = 0
+    return ew.div(z, complex_ops.complex(safe_r, zero))
 
 
 def _signbit(x):
@@ -81,11 +95,12 @@ abs = unary_ufunc("abs", _abs_arg, _abs, "Elementwise absolute value (the magnit
 >>> fnp.abs(np.array([-2, 3]))
 array([2, 3])""")
 absolute = abs
-fabs = unary_ufunc("fabs", float_arg, ew.abs, "Elementwise absolute value as a float.")
-sign = unary_ufunc("sign", num_arg, _sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN).")
-signbit = unary_ufunc("signbit", float_arg, _signbit,
+fabs = unary_ufunc("fabs", real_arg, ew.abs, "Elementwise absolute value as a float.")
+sign = unary_ufunc("sign", num_arg, _sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN); "
+                   "z / |z| (0 at 0) for complex values.")
+signbit = unary_ufunc("signbit", real_arg, _signbit,
                        "Elementwise test for a negative sign, including -0.0.")
-copysign = binary_ufunc("copysign", promote_float, _copysign,
+copysign = binary_ufunc("copysign", promote_real, _copysign,
                          "Elementwise magnitude of ``x1`` with the sign of ``x2``.")
 maximum = binary_ufunc("maximum", promote, ew.max,
                         "Elementwise maximum; NaN propagates.", """
@@ -95,7 +110,7 @@ array([3., 5.])""")
 minimum = binary_ufunc("minimum", promote, ew.min, "Elementwise minimum; NaN propagates.")
 fmax = binary_ufunc("fmax", promote, _fmax, "Elementwise maximum ignoring NaN.")
 fmin = binary_ufunc("fmin", promote, _fmin, "Elementwise minimum ignoring NaN.")
-heaviside = binary_ufunc("heaviside", promote_float, _heaviside,
+heaviside = binary_ufunc("heaviside", promote_real, _heaviside,
                           "Elementwise step function: 0 below 0, ``x2`` at 0, 1 above.")
 
 
@@ -159,15 +174,24 @@ def _trunc(x):
     return ew.select(ew.lt(x, _c(x, 0)), ew.ceil(x), ew.floor(x))
 
 
-floor = unary_ufunc("floor", num_arg, _floor, "Elementwise floor (integers unchanged).", """
+floor = unary_ufunc("floor", real_num_arg, _floor, "Elementwise floor (integers unchanged).", """
 >>> import funcdiff.numpy as fnp, numpy as np
 >>> fnp.floor(np.array([-1.5, 1.5]))
 array([-2.,  1.])""")
-ceil = unary_ufunc("ceil", num_arg, _ceil, "Elementwise ceiling (integers unchanged).")
-trunc = unary_ufunc("trunc", num_arg, _trunc,
+ceil = unary_ufunc("ceil", real_num_arg, _ceil, "Elementwise ceiling (integers unchanged).")
+trunc = unary_ufunc("trunc", real_num_arg, _trunc,
                      "Elementwise rounding toward zero (integers unchanged).")
-rint = unary_ufunc("rint", float_arg, ew.round,
-                    "Elementwise rounding to the nearest integer, halves to even.")
+
+
+def _rint(x):
+    if x.dtype.kind == "c":  # numpy rounds the real and imaginary parts
+        return complex_ops.complex(ew.round(complex_ops.real(x)), ew.round(complex_ops.imag(x)))
+    return ew.round(x)
+
+
+rint = unary_ufunc("rint", float_arg, _rint,
+                    "Elementwise rounding to the nearest integer, halves to even (both parts "
+                    "of complex values).")
 
 
 @returns_copies
@@ -179,7 +203,7 @@ def fix(x, out=None):
     array([-1.,  1.])
     """
     reject_out("fix", out)
-    return _trunc(num_arg("fix", x))
+    return _trunc(real_num_arg("fix", x))
 
 
 @returns_copies
@@ -236,7 +260,7 @@ def modf(x, /, out=(None, None), *, where=True, dtype=None):
     """
     reject_out("modf", out)
     (x,) = ufunc_options("modf", (x,), None, where, dtype)
-    x = float_arg("modf", x)
+    x = real_arg("modf", x)
     whole = _trunc(x)
     fraction = ew.select(ew.eq(ew.abs(x), _c(x, np.inf)), _c(x, 0), ew.sub(x, whole))
     return fraction, whole

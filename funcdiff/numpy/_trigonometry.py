@@ -1,8 +1,11 @@
 """Trigonometric and hyperbolic functions of funcdiff.numpy, and angle conversions.
 
-Each function is a float-only elementwise primitive or a short composition of
-them, with numpy 2's argument promotion (``_ufunc_support``): integer inputs
-become the smallest float that holds them. ``hypot`` is numpy's own (it cannot
+Each function is an elementwise primitive or a short composition of them,
+with numpy 2's argument promotion (``_ufunc_support``): integer inputs become
+the smallest float that holds them. The trigonometric and hyperbolic
+functions and their inverses take complex values too (numpy's principal
+branches); ``arctan2``, ``hypot`` and the angle conversions refuse them by
+name, as numpy does. ``hypot`` is numpy's own (it cannot
 overflow), with the derivative x / r of its primitive. The aliases ``acos``, ``atan2``, ... are numpy 2's array-API
 names.
 """
@@ -11,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcdiff.numpy._ufunc_support import (binary_ufunc, _c, float_arg, promote_float,
-                                           unary_ufunc)
+from funcdiff.numpy._ufunc_support import (binary_ufunc, _c, float_arg, promote_real,
+                                           real_arg, unary_ufunc)
 from funcdiff.primitives import elementwise as ew
 
 
@@ -33,16 +36,16 @@ arccosh = unary_ufunc("arccosh", float_arg, ew.acosh,
                        "Elementwise inverse hyperbolic cosine.")
 arctanh = unary_ufunc("arctanh", float_arg, ew.atanh,
                        "Elementwise inverse hyperbolic tangent.")
-arctan2 = binary_ufunc("arctan2", promote_float, ew.atan2,
+arctan2 = binary_ufunc("arctan2", promote_real, ew.atan2,
                         "Elementwise four-quadrant arctangent of ``x1 / x2``.")
-hypot = binary_ufunc("hypot", promote_float, ew.hypot,
+hypot = binary_ufunc("hypot", promote_real, ew.hypot,
                       "Elementwise ``sqrt(x1**2 + x2**2)`` without overflow.", """
 >>> import funcdiff.numpy as fnp
 >>> float(fnp.hypot(3.0, 4.0))
 5.0""")
-deg2rad = unary_ufunc("deg2rad", float_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
+deg2rad = unary_ufunc("deg2rad", real_arg, lambda x: ew.mul(x, _c(x, np.pi / 180.0)),
                        "Elementwise conversion of degrees to radians.")
-rad2deg = unary_ufunc("rad2deg", float_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
+rad2deg = unary_ufunc("rad2deg", real_arg, lambda x: ew.mul(x, _c(x, 180.0 / np.pi)),
                        "Elementwise conversion of radians to degrees.")
 radians = deg2rad
 degrees = rad2deg

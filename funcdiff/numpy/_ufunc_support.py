@@ -125,6 +125,40 @@ def float_arg(name: str, x: Any) -> Any:
     return cast(x, _float_of(result_dtype(name, x)))
 
 
+def refuse_complex(name: str, x: Any) -> Any:
+    """``x`` itself, or a DTypeError naming ``name`` for a complex ``x``: for the
+    functions numpy does not define on complex values (floor, cbrt, hypot, ...),
+    which must never drop an imaginary part silently."""
+    if x.dtype.kind == "c":
+        raise DTypeError(
+            f"{fname(name)} is not defined for complex values (numpy's {name} neither), got "
+            f"{x.dtype}; apply it to funcdiff.numpy.real(z) and imag(z), or to abs(z), as "
+            f"your formula needs.")
+    return x
+
+
+def real_arg(name: str, x: Any) -> Any:
+    """``x`` converted for a float-only function that refuses complex values."""
+    return refuse_complex(name, float_arg(name, x))
+
+
+def real_num_arg(name: str, x: Any) -> Any:
+    """``x`` for a dtype-preserving unary function that refuses complex values."""
+    return refuse_complex(name, num_arg(name, x))
+
+
+def promote_real(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """``promote_float`` for a binary function that refuses complex values."""
+    x, y = promote_float(name, x, y)
+    return refuse_complex(name, x), y  # (one dtype: checking x checks both)
+
+
+def promote_int_bool_real(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """``promote_int_bool`` for a binary function that refuses complex values."""
+    x, y = promote_int_bool(name, x, y)
+    return refuse_complex(name, x), y
+
+
 def num_arg(name: str, x: Any) -> Any:
     """``x`` for a dtype-preserving unary function (Python scalars get numpy's default dtype)."""
     if type(x) is np.ndarray and x.dtype.kind in "biuf":

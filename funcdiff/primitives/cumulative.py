@@ -119,7 +119,7 @@ cumsum_p.traits |= {passes.ZERO_PRESERVING, passes.NEG_COMMUTING}
 
 # --- cumprod ----------------------------------------------------------------------
 
-cumprod_p = _card("cumprod", lambda x, axis: np.cumprod(x, axis, dtype=x.dtype), "iuf",
+cumprod_p = _card("cumprod", lambda x, axis: np.cumprod(x, axis, dtype=x.dtype), "iufc",
                   _NUMBERS_ONLY)
 
 

@@ -1,9 +1,13 @@
 """Elementwise mathematical functions: sign and absolute value, exponentials,
 logarithms, powers, roots, trigonometric, hyperbolic, logistic and special functions.
 
-Most are unary and float-only (exp and log also accept complex values, which
-are intermediates only: funcdiff.dtypes); pow and atan2 are binary, and
-integer_pow raises to a static Python int. Each derivative is written with
+Most are unary; those numpy defines on complex values (exponentials,
+logarithms, roots, pow, the trigonometric and hyperbolic functions and their
+inverses) accept them, with numpy's principal branches, and their derivatives
+are the complex derivatives f'(z) (acosh's as a product of two roots, so its
+branch cuts are numpy's); the others (cbrt, atan2, the special functions, ...)
+are float-only, as in numpy. pow and atan2 are binary, and integer_pow raises
+to a static Python int. Each derivative is written with
 funcdiff operations, so it can itself be differentiated; its constants are
 0-d arrays of the operand's dtype. At kinks: abs'(0) = 0 (sign(x), as in
 autograd and PyTorch; JAX gives 1) and sqrt'(0) = inf; derivatives that are infinite somewhere (sqrt and log at 0,
@@ -58,45 +62,50 @@ abs_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 exp_p = unary("exp", np.exp, lambda x, y: y, kinds=INEXACT, flops=10, scalar=math.exp)
 exp = make_op(exp_p, "Elementwise e ** x.")
 roles.EXP.fill(exp_p)
-exp2_p = unary("exp2", np.exp2, output_deriv=lambda y: mul(y, const(y, math.log(2))), flops=10)
+exp2_p = unary("exp2", np.exp2, output_deriv=lambda y: mul(y, const(y, math.log(2))),
+                kinds=INEXACT, flops=10)
 exp2 = make_op(exp2_p, "Elementwise 2 ** x.")
 log_p = unary("log", np.log, lambda x, y: div(const(x, 1), x), kinds=INEXACT, flops=10,
                 singular=True, scalar=math.log)
 log = make_op(log_p, "Elementwise natural logarithm.")
 # numpy's log2 and log10 are exact at powers of their base, which log(x) / log(b) is not
-log2_p = unary("log2", np.log2, lambda x, y: div(const(x, 1 / math.log(2)), x), flops=10,
-                singular=True)
+log2_p = unary("log2", np.log2, lambda x, y: div(const(x, 1 / math.log(2)), x), kinds=INEXACT,
+                flops=10, singular=True)
 log2 = make_op(log2_p, "Elementwise base-2 logarithm.")
 log10_p = unary("log10", np.log10, lambda x, y: div(const(x, 1 / math.log(10)), x),
-                 flops=10, singular=True)
+                 kinds=INEXACT, flops=10, singular=True)
 log10 = make_op(log10_p, "Elementwise base-10 logarithm.")
 log1p_p = unary("log1p", np.log1p, lambda x, y: div(const(x, 1), add(x, const(x, 1))),
-                 flops=10, singular=True, scalar=math.log1p)
+                 kinds=INEXACT, flops=10, singular=True, scalar=math.log1p)
 log1p = make_op(log1p_p, "Elementwise log(1 + x), accurate for small x.")
 log1p_p.traits |= {passes.ZERO_PRESERVING}
-expm1_p = unary("expm1", np.expm1, output_deriv=lambda y: add(y, const(y, 1)), flops=10,
+expm1_p = unary("expm1", np.expm1, output_deriv=lambda y: add(y, const(y, 1)), kinds=INEXACT,
+                 flops=10,
                  scalar=math.expm1)
 expm1 = make_op(expm1_p, "Elementwise exp(x) - 1, accurate for small x.")
 expm1_p.traits |= {passes.ZERO_PRESERVING}
-sqrt_p = unary("sqrt", np.sqrt, lambda x, y: div(const(y, 0.5), y), flops=4, singular=True,
+sqrt_p = unary("sqrt", np.sqrt, lambda x, y: div(const(y, 0.5), y), kinds=INEXACT, flops=4,
+                singular=True,
                 scalar=math.sqrt)
 sqrt = make_op(sqrt_p, "Elementwise square root.")
 sqrt_p.traits |= {passes.ZERO_PRESERVING}
 rsqrt_p = unary("rsqrt", lambda x: 1 / np.sqrt(x),
-                 lambda x, y: mul(const(y, -0.5), div(y, x)), flops=5, singular=True)
+                 lambda x, y: mul(const(y, -0.5), div(y, x)), kinds=INEXACT, flops=5,
+                 singular=True)
 rsqrt = make_op(rsqrt_p, "Elementwise 1 / sqrt(x).")
 cbrt_p = unary("cbrt", np.cbrt, lambda x, y: mul(const(y, 1 / 3), integer_pow(y, y=-2)),
                 flops=10, singular=True)
 cbrt = make_op(cbrt_p, "Elementwise real cube root.")
 cbrt_p.traits |= {passes.ZERO_PRESERVING}
 
-sin_p = unary("sin", np.sin, lambda x, y: cos(x), flops=10, scalar=math.sin)
+sin_p = unary("sin", np.sin, lambda x, y: cos(x), kinds=INEXACT, flops=10, scalar=math.sin)
 sin = make_op(sin_p, "Elementwise sine.")
 sin_p.traits |= {passes.ZERO_PRESERVING}
-cos_p = unary("cos", np.cos, lambda x, y: neg(sin(x)), flops=10, scalar=math.cos)
+cos_p = unary("cos", np.cos, lambda x, y: neg(sin(x)), kinds=INEXACT, flops=10,
+               scalar=math.cos)
 cos = make_op(cos_p, "Elementwise cosine.")
-tan_p = unary("tan", np.tan, output_deriv=lambda y: add(const(y, 1), mul(y, y)), flops=10,
-               scalar=math.tan)
+tan_p = unary("tan", np.tan, output_deriv=lambda y: add(const(y, 1), mul(y, y)),
+               kinds=INEXACT, flops=10, scalar=math.tan)
 tan = make_op(tan_p, "Elementwise tangent.")
 tan_p.traits |= {passes.ZERO_PRESERVING}
 
@@ -105,37 +114,51 @@ def one_minus_square(x):
     return sub(const(x, 1), mul(x, x))
 
 
-asin_p = unary("asin", np.arcsin, lambda x, y: rsqrt(one_minus_square(x)), flops=10,
-                singular=True, scalar=math.asin)
+asin_p = unary("asin", np.arcsin, lambda x, y: rsqrt(one_minus_square(x)), kinds=INEXACT,
+                flops=10, singular=True, scalar=math.asin)
 asin = make_op(asin_p, "Elementwise inverse sine.")
 asin_p.traits |= {passes.ZERO_PRESERVING}
-acos_p = unary("acos", np.arccos, lambda x, y: neg(rsqrt(one_minus_square(x))), flops=10,
-                singular=True, scalar=math.acos)
+acos_p = unary("acos", np.arccos, lambda x, y: neg(rsqrt(one_minus_square(x))),
+                kinds=INEXACT, flops=10, singular=True, scalar=math.acos)
 acos = make_op(acos_p, "Elementwise inverse cosine.")
 atan_p = unary("atan", np.arctan,
-                lambda x, y: div(const(x, 1), add(const(x, 1), mul(x, x))), flops=10,
-                scalar=math.atan)
+                lambda x, y: div(const(x, 1), add(const(x, 1), mul(x, x))), kinds=INEXACT,
+                flops=10, scalar=math.atan)
 atan = make_op(atan_p, "Elementwise inverse tangent.")
 atan_p.traits |= {passes.ZERO_PRESERVING}
-sinh_p = unary("sinh", np.sinh, lambda x, y: cosh(x), flops=10, scalar=math.sinh)
+sinh_p = unary("sinh", np.sinh, lambda x, y: cosh(x), kinds=INEXACT, flops=10,
+                scalar=math.sinh)
 sinh = make_op(sinh_p, "Elementwise hyperbolic sine.")
 sinh_p.traits |= {passes.ZERO_PRESERVING}
-cosh_p = unary("cosh", np.cosh, lambda x, y: sinh(x), flops=10, scalar=math.cosh)
+cosh_p = unary("cosh", np.cosh, lambda x, y: sinh(x), kinds=INEXACT, flops=10,
+                scalar=math.cosh)
 cosh = make_op(cosh_p, "Elementwise hyperbolic cosine.")
-tanh_p = unary("tanh", np.tanh, output_deriv=one_minus_square, flops=10, scalar=math.tanh)
+tanh_p = unary("tanh", np.tanh, output_deriv=one_minus_square, kinds=INEXACT, flops=10,
+                scalar=math.tanh)
 tanh = make_op(tanh_p, "Elementwise hyperbolic tangent.")
 tanh_p.traits |= {passes.ZERO_PRESERVING}
 asinh_p = unary("asinh", np.arcsinh,
-                 lambda x, y: rsqrt(add(mul(x, x), const(x, 1))), flops=10, scalar=math.asinh)
+                 lambda x, y: rsqrt(add(mul(x, x), const(x, 1))), kinds=INEXACT, flops=10,
+                 scalar=math.asinh)
 asinh = make_op(asinh_p, "Elementwise inverse hyperbolic sine.")
 asinh_p.traits |= {passes.ZERO_PRESERVING}
-acosh_p = unary("acosh", np.arccosh,
-                 lambda x, y: rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1)))),
-                 flops=10, singular=True, scalar=math.acosh)
+
+
+def acosh_derivative(x, y):
+    # 1 / sqrt((x - 1)(x + 1)) for reals; for complex values the product of the two
+    # roots, whose branch cuts are arccosh's own (sqrt(z*z - 1) is cut along the
+    # imaginary axis too and has the opposite sign wherever Re z < 0)
+    if get_aval(x).dtype.kind == "c":
+        return mul(rsqrt(sub(x, const(x, 1))), rsqrt(add(x, const(x, 1))))
+    return rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1))))
+
+
+acosh_p = unary("acosh", np.arccosh, acosh_derivative, kinds=INEXACT, flops=10,
+                 singular=True, scalar=math.acosh)
 acosh = make_op(acosh_p, "Elementwise inverse hyperbolic cosine.")
 atanh_p = unary("atanh", np.arctanh, lambda x, y: div(
-    const(x, 1), mul(sub(const(x, 1), x), add(const(x, 1), x))), flops=10, singular=True,
-    scalar=math.atanh)
+    const(x, 1), mul(sub(const(x, 1), x), add(const(x, 1), x))), kinds=INEXACT, flops=10,
+    singular=True, scalar=math.atanh)
 atanh = make_op(atanh_p, "Elementwise inverse hyperbolic tangent.")
 atanh_p.traits |= {passes.ZERO_PRESERVING}
 
@@ -165,9 +188,10 @@ def pow_d_exponent(x, y, out):
     return mul(log(safe_x), out)
 
 
-pow_p = binary("pow", np.power, (pow_d_base, pow_d_exponent), kinds=FLOAT, flops=20,
+pow_p = binary("pow", np.power, (pow_d_base, pow_d_exponent), kinds=INEXACT, flops=20,
                 singular=True, scalar=math.pow)
-pow = make_op(pow_p, "Elementwise x ** y for floating x and y (see integer_pow).")
+pow = make_op(pow_p, "Elementwise x ** y for floating or complex x and y (principal branch; "
+                     "see integer_pow).")
 pow_p.traits |= {passes.BROADCASTING}
 
 
@@ -257,12 +281,12 @@ bessel_i1_p.traits |= {passes.ZERO_PRESERVING}
 # --- families with a static order: each derivative is the next member ----------------
 
 
-def ordered_unary(name, impl, derivative, *, lowest, flops, singular=False):
+def ordered_unary(name, impl, derivative, *, lowest, flops, singular=False, kinds=FLOAT):
     """Declare a unary primitive with a static int param ``order`` >= ``lowest``
     whose derivative ``derivative(x, order)`` is again a member of its family (in
     funcdiff operations), so every order of derivative has its own rule.
-    ``impl(x, *, order)`` is numpy's; ``singular`` scales with safe_mul, as for
-    ``unary``."""
+    ``impl(x, *, order)`` is numpy's; ``singular`` scales with safe_mul and
+    ``kinds`` are the accepted operand kinds, as for ``unary``."""
     prim = Primitive(name)
     prim.impl = impl
     scale = safe_mul if singular else mul
@@ -282,7 +306,7 @@ def ordered_unary(name, impl, derivative, *, lowest, flops, singular=False):
         return lambda ct: (scale(ct, d),)
 
     prim.abstract_eval = abstract_eval
-    prim = accepts(prim, FLOAT)
+    prim = accepts(prim, kinds)
     prim.jvp = jvp
     prim.vjp = vjp
     prim.batch = unary_batch(prim)
@@ -305,7 +329,7 @@ def _sinc_impl(x, *, order):
 
 
 sinc_p = ordered_unary("sinc", _sinc_impl, lambda x, order: sinc(x, order=order + 1),
-                       lowest=0, flops=30)
+                       lowest=0, flops=30, kinds=INEXACT)  # analytic: complex too
 sinc = make_op(sinc_p, "Elementwise order-th derivative of the normalised sinc "
                        "sin(pi x) / (pi x) (numpy.sinc for order 0); order is static.")
 

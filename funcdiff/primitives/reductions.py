@@ -225,12 +225,12 @@ reduce_prod_p = Primitive("reduce_prod")
 
 
 def _reduce_prod_impl(x, *, axes):
-    x = _require_kind(x, "iuf")
+    x = _require_kind(x, "iufc")
     return np.prod(x, axis=axes, dtype=x.dtype)
 
 
 def _reduce_prod_abstract_eval(x, *, axes):
-    _check_dtype_kind("reduce_prod", x, "iuf",
+    _check_dtype_kind("reduce_prod", x, "iufc",
                       "it multiplies numbers. Convert booleans with convert_element_type "
                       "first, or use reduce_and.")
     return _reduced_aval("reduce_prod", x, axes)

@@ -58,8 +58,11 @@ _EULER_GAMMA = 0.57721566490153286060651209008240243
 
 
 def _prepare(x):
-    """``x`` as a float64 array, plus the dtype the result must have."""
+    """``x`` as a float64 array (complex128 for complex ``x``: only sinc's kernel,
+    analytic, is given them), plus the dtype the result must have."""
     x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return x.astype(np.complex128, copy=False), x.dtype
     out_dtype = x.dtype if x.dtype.kind == "f" else _F64
     return x.astype(_F64, copy=False), out_dtype
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from funcdiff.custom_derivatives import custom_jvp
+from funcdiff.errors import DTypeError
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy._special_util import c, floats
 
@@ -24,6 +27,18 @@ LOG_NDTR_LOWER = -20.0  # below this log_ndtr uses the asymptotic series (as JAX
 LOG_NDTR_TERMS = 10
 
 
+def _real_only(name, x):
+    """A DTypeError naming ``name`` for complex ``x``: scipy's erf and erfc take complex
+    values (the Faddeeva function), funcdiff's pure-numpy kernels only real ones."""
+    dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+    if dtype.kind == "c":
+        raise DTypeError(
+            f"funcdiff.scipy.special.{name} takes real values only (its kernel, Cody's "
+            f"rational approximations, is real), got {dtype}; scipy.special."
+            f"{name} computes complex values outside funcdiff's transforms.")
+    return x
+
+
 def erf(x):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
 
@@ -33,6 +48,9 @@ def erf(x):
     Returns:
       ``erf(x)`` elementwise, float64 for integer input.
 
+    Raises:
+      DTypeError: for complex values (scipy's erf takes them, funcdiff's does not yet).
+
     >>> import funcdiff as fd
     >>> from funcdiff.scipy import special
     >>> round(float(special.erf(0.5)), 10)
@@ -40,7 +58,7 @@ def erf(x):
     >>> round(float(fd.grad(special.erf)(0.0)), 10)  # 2 / sqrt(pi)
     1.1283791671
     """
-    (x,) = floats("erf", x)
+    (x,) = floats("erf", _real_only("erf", x))
     return ew.erf(x)
 
 
@@ -51,7 +69,7 @@ def erfc(x):
     >>> float(special.erfc(10.0)) > 0
     True
     """
-    (x,) = floats("erfc", x)
+    (x,) = floats("erfc", _real_only("erfc", x))
     return ew.erfc(x)
 
 
