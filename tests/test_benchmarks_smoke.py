@@ -95,3 +95,11 @@ def test_says_when_no_other_library_is_installed(quick_run, capsys, monkeypatch)
     monkeypatch.setattr(run, "installed_libraries", lambda: {})
     run.main(["--quick", "--only", "no_such_benchmark"])
     assert "funcdiff runs alone" in capsys.readouterr().out
+
+
+def test_quick_mode_says_it_is_a_smoke_test_and_grades_nothing(quick_run, capsys, monkeypatch):
+    monkeypatch.setattr(run, "installed_libraries", lambda: {})
+    run.main(["--quick", "--only", "fwd_rev", "--no-compare"])
+    out = capsys.readouterr().out
+    summary = out[out.index("Summary"):]
+    assert "smoke test" in summary and "not graded" in summary
