@@ -160,3 +160,50 @@ def test_scipy_array_api_functions_trace_unmodified():
     done = subprocess.run([sys.executable, "-c", SCIPY_CHECKS], capture_output=True,
                           text=True, env=env, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+SKLEARN_CHECKS = """
+import numpy as np, funcdiff as fd, sklearn
+from sklearn.metrics import pairwise
+from funcdiff.errors import ConcretizationError, TracerConversionError
+sklearn.set_config(array_api_dispatch=True)
+xp = fd.numpy.array_api
+rng = np.random.default_rng(0)
+X, Y = rng.standard_normal((4, 3)), rng.standard_normal((5, 3))
+
+def central(f, x, eps=1e-6):
+    out = np.zeros(x.size)
+    for k in range(x.size):
+        e = np.zeros(x.size); e[k] = eps
+        out[k] = (f(x + e.reshape(x.shape)) - f(x - e.reshape(x.shape))) / (2 * eps)
+    return out.reshape(x.shape)
+
+for kernel in (pairwise.rbf_kernel, pairwise.linear_kernel, pairwise.polynomial_kernel,
+               pairwise.euclidean_distances, pairwise.cosine_similarity,
+               pairwise.sigmoid_kernel, pairwise.laplacian_kernel):
+    f = lambda x: kernel(x, xp.asarray(Y)).sum()
+    g = fd.grad(f)(X)
+    np.testing.assert_allclose(g, central(lambda x: float(kernel(x, Y).sum()), X), rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_allclose(fd.jacfwd(lambda x: kernel(x, xp.asarray(Y)))(X).sum((0, 1)), g,
+                               rtol=1e-10, atol=1e-12)
+    try:  # sklearn checks its inputs' values in Python: under jit that is refused, by name
+        fd.jit(f)(X)
+        raise AssertionError("jit traced a value check")
+    except ConcretizationError as e:
+        assert "sklearn" in str(e)
+try:  # sklearn's metrics return Python floats: the conversion is refused, naming sklearn's line
+    fd.grad(lambda p: sklearn.metrics.mean_squared_error(xp.asarray(Y[:4, 0]), p))(X[:, 0].copy())
+    raise AssertionError("a derivative was dropped")
+except TracerConversionError as e:
+    assert "sklearn" in str(e)
+print("ok")
+"""
+
+
+def test_scikit_learn_with_array_api_dispatch():
+    pytest.importorskip("sklearn")
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    done = subprocess.run([sys.executable, "-c", SKLEARN_CHECKS], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
