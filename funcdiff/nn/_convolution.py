@@ -72,7 +72,7 @@ def conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
       ShapeError: the channels do not match ``weight`` and ``groups``, or a
         kernel is larger than the padded input.
 
-    >>> import funcdiff as fd
+    >>> import funcdiff as fd, numpy as np
     >>> fd.nn.conv(np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3)), padding=1).shape
     (1, 3, 5, 5)
     """
@@ -112,7 +112,7 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
     Returns:
       ``(N, C_out, *out_spatial)``.
 
-    >>> import funcdiff as fd
+    >>> import funcdiff as fd, numpy as np
     >>> fd.nn.conv_transpose(np.ones((1, 2, 4, 4)), np.ones((2, 3, 3, 3)), stride=2,
     ...                      padding=1, output_padding=1).shape
     (1, 3, 8, 8)
@@ -169,7 +169,7 @@ def max_pool(x, kernel_size, stride=None, padding=0):
     Returns:
       The maximum of each window.
 
-    >>> import funcdiff as fd
+    >>> import funcdiff as fd, numpy as np
     >>> fd.nn.max_pool(np.arange(16.0).reshape(1, 1, 4, 4), (2, 2))[0, 0]
     array([[ 5.,  7.],
            [13., 15.]])
@@ -192,7 +192,7 @@ def avg_pool(x, kernel_size, stride=None, padding=0, count_include_pad=True):
     Returns:
       The mean of each window.
 
-    >>> import funcdiff as fd
+    >>> import funcdiff as fd, numpy as np
     >>> fd.nn.avg_pool(np.arange(16.0).reshape(1, 1, 4, 4), (2, 2))[0, 0]
     array([[ 2.5,  4.5],
            [10.5, 12.5]])
