@@ -69,26 +69,9 @@ _KNOWN_GROUPS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
      _ALL_MODES, ("complex64", "complex128", "full[(1+2j)]", "full_like[complex128]")),
     ("complex arrays are not created by funcdiff.numpy (complex values are intermediates)",
      ("eager",), ("asarray[complex128]",)),
-    # The primitives' shape rules accept float operands only; their impls (numpy) and
-    # derivatives would take complex ones. Eagerly and under jvp no shape rule runs.
-    ("the primitive's shape rule refuses complex operands under jit", ("jit",),
-     tuple(f"{name}[complex128]" for name in (
-         "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "expm1", "log10",
-         "log1p", "log2", "sign", "sin", "sinh", "sqrt", "tan", "tanh"))),
-    ("complex ** non-integer is refused by funcdiff.numpy.power", _ALL_MODES,
-     ("pow[complex128]", "pow[complex128,float64]", "pow[complex128,complex-scalar]",
-      "pow[complex-scalar,complex128]")),
-    ("complex ** non-integer is refused by funcdiff.numpy.power", ("jit", "traced"),
-     ("Array.__pow__[complex128]", "Array.__pow__[complex128,scalar]",
-      "Array.__rpow__[complex128,scalar]")),
-    ("reduce_prod and cumprod take real dtypes only", _ALL_MODES,
-     ("prod[complex128]", "cumulative_prod[complex128]")),
-    # 1 / (0+0j) is inf+nanj by division, nan+nanj by numpy's reciprocal; sign of an
-    # infinite complex is 1 by funcdiff's rule, nan (inf / inf) by numpy's.
+    # 1 / (0+0j) is inf+nanj by division, nan+nanj by numpy's reciprocal.
     ("complex special values: reciprocal(0j) is inf+nanj (numpy: nan+nanj)", _ALL_MODES,
      ("reciprocal[complex128]",)),
-    ("complex special values: sign(inf+0j) is 1 (numpy: nan+nanj)", ("eager", "traced"),
-     ("sign[complex128]",)),
     # The completed orthonormal columns are not unique, so they have no derivative.
     ("qr mode='complete' and svd full_matrices=True need m <= n or square matrices",
      _ALL_MODES, ("linalg.qr[complete]", "linalg.svd[default]")),
