@@ -41,3 +41,7 @@ __all__ = [
     "check_jaxpr", "eval_jaxpr", "eval_shape", "ShapeDtypeStruct", "Array", "block_until_ready",
     "debug", "config",
 ]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -32,3 +32,7 @@ def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001  (JAX's na
 
 
 __all__ = ["print"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

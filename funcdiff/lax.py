@@ -502,3 +502,7 @@ from funcdiff.lax_operations import (  # noqa: E402,A004
     log, max, min, mul, neg, pad, reduce_max, reduce_sum, reduce_window, reduce_window_max,
     reduce_window_min, reduce_window_sum, rem, reshape, sin, slice, sort, sort_key_val, sub, tanh,
     top_k, transpose)
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

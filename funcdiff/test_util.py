@@ -214,3 +214,10 @@ def check_grads(f: Callable, args: Sequence[Any], order: int = 2,
             u = _random_like_tree(out, rng)
             check_grads(lambda *x: api.vjp(f, *x)[1](u), args, order - 1, modes,
                         eps, atol, rtol, seed + 13)
+
+
+__all__ = ["check_grads", "check_jvp", "check_vjp", "GradientCheckError"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -313,3 +313,7 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -181,3 +181,17 @@ if __name__ == "__main__":
     if failure:
         print(failure)
         sys.exit(1)
+
+
+def test_public_namespaces_show_only_public_names():
+    """dir() of every documented module lists its __all__: no np, Any, annotations,
+    functools or helper modules leak into what users browse."""
+    import importlib
+    leaks = {}
+    for modname in load_generator().namespaces():
+        module = importlib.import_module(modname)
+        public = set(getattr(module, "__all__", ()))
+        extra = sorted(n for n in dir(module) if not n.startswith("_") and n not in public)
+        if not public or extra:
+            leaks[modname] = extra or "no __all__"
+    assert not leaks, leaks

@@ -54,3 +54,7 @@ __all__ = [
 
 # doctest.testmod finds only the functions defined in a module; list the moved ones.
 __test__ = {name: globals()[name] for name in __all__ if name not in ("logsumexp", "initializers")}
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

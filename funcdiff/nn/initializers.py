@@ -240,3 +240,7 @@ __all__ = [
     "glorot_normal", "glorot_uniform", "xavier_normal", "xavier_uniform", "he_normal",
     "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform",
 ]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -147,3 +147,7 @@ _interop.install_array_namespace(array_api)
 # (registered under that name so the import statement finds it) are numpy's.
 random = _np.random
 _sys.modules[__name__ + ".random"] = _np.random
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

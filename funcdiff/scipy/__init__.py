@@ -22,3 +22,7 @@ for _name in ("special", "stats"):  # stats builds on special, so special comes 
         globals()[_name] = importlib.import_module(f"funcdiff.scipy.{_name}")
         __all__.append(_name)
 del _name
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

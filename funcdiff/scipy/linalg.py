@@ -324,3 +324,7 @@ def eigh(a, lower=True, eigvals_only=False):
 
 __all__ = ["LinAlgError", "solve_triangular", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "lu", "expm", "expm_frechet", "inv", "det", "solve", "cholesky", "eigh"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

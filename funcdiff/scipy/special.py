@@ -49,3 +49,7 @@ __all__ = [
     "gammaln", "digamma", "psi", "polygamma", "gamma", "beta", "betaln", "xlogy", "xlog1py",
     "entr", "logsumexp", "softmax", "log_softmax",
 ]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

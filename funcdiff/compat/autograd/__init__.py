@@ -62,3 +62,7 @@ __all__ = ["grad", "value_and_grad", "grad_and_aux", "elementwise_grad", "deriv"
            "hessian_tensor_product", "hessian_vector_product", "tensor_jacobian_product",
            "vector_jacobian_product", "make_ggnvp", "checkpoint", "primitive", "defvjp",
            "defjvp", "numpy", "scipy", "misc", "test_util"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

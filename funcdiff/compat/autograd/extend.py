@@ -106,3 +106,7 @@ def defjvp(fun: Primitive, *makers: Callable | None, argnums: Any = None) -> Non
 
 
 __all__ = ["primitive", "defvjp", "defjvp", "Primitive"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

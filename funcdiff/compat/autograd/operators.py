@@ -196,3 +196,7 @@ __all__ = ["nary", "grad", "value_and_grad", "grad_and_aux", "elementwise_grad",
            "jacobian", "hessian", "holomorphic_grad", "make_vjp", "make_jvp", "make_hvp",
            "hessian_tensor_product", "hessian_vector_product", "tensor_jacobian_product",
            "vector_jacobian_product", "make_ggnvp", "multigrad_dict", "checkpoint"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

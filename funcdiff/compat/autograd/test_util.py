@@ -38,3 +38,7 @@ def check_grads(f: Callable, *args: Any, modes: Any = ("fwd", "rev"), order: int
 
 
 __all__ = ["check_grads"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -51,3 +51,7 @@ __all__ = ["chebval", "chebval2d", "chebval3d", "chebgrid2d", "chebgrid3d", "che
            "chebmul", "chebmulx", "chebdiv", "chebpow", "chebfromroots", "chebline", "chebfit",
            "chebroots", "chebtrim", "cheb2poly", "poly2cheb", "chebdomain", "chebzero",
            "chebone", "chebx"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

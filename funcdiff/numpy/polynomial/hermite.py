@@ -51,3 +51,7 @@ __all__ = ["hermval", "hermval2d", "hermval3d", "hermgrid2d", "hermgrid3d", "her
            "hermmul", "hermmulx", "hermdiv", "hermpow", "hermfromroots", "hermline", "hermfit",
            "hermroots", "hermtrim", "herm2poly", "poly2herm", "hermdomain", "hermzero",
            "hermone", "hermx"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

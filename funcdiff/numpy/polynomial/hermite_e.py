@@ -51,3 +51,7 @@ __all__ = ["hermeval", "hermeval2d", "hermeval3d", "hermegrid2d", "hermegrid3d",
            "hermemul", "hermemulx", "hermediv", "hermepow", "hermefromroots", "hermeline",
            "hermefit", "hermeroots", "hermetrim", "herme2poly", "poly2herme", "hermedomain",
            "hermezero", "hermeone", "hermex"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -50,3 +50,7 @@ __all__ = ["lagval", "lagval2d", "lagval3d", "laggrid2d", "laggrid3d", "lagvande
            "lagvander2d", "lagvander3d", "lagder", "lagint", "lagadd", "lagsub", "lagmul",
            "lagmulx", "lagdiv", "lagpow", "lagfromroots", "lagline", "lagfit", "lagroots",
            "lagtrim", "lag2poly", "poly2lag", "lagdomain", "lagzero", "lagone", "lagx"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -50,3 +50,7 @@ __all__ = ["legval", "legval2d", "legval3d", "leggrid2d", "leggrid3d", "legvande
            "legvander2d", "legvander3d", "legder", "legint", "legadd", "legsub", "legmul",
            "legmulx", "legdiv", "legpow", "legfromroots", "legline", "legfit", "legroots",
            "legtrim", "leg2poly", "poly2leg", "legdomain", "legzero", "legone", "legx"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -50,3 +50,7 @@ __all__ = ["polyval", "polyval2d", "polyval3d", "polygrid2d", "polygrid3d", "pol
            "polymul", "polymulx", "polydiv", "polypow", "polyfromroots", "polyline", "polyfit",
            "polyroots", "polytrim", "polyvalfromroots", "polydomain", "polyzero", "polyone",
            "polyx"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -43,3 +43,7 @@ def pdf(x, a, b, loc=0, scale=1):
     1.5
     """
     return finish(ew.exp(logpdf(x, a, b, loc, scale)))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

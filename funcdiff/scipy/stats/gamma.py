@@ -42,3 +42,7 @@ def pdf(x, a, loc=0, scale=1):
     0.270670566473
     """
     return finish(ew.exp(logpdf(x, a, loc, scale)))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

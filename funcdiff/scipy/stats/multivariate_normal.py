@@ -99,3 +99,7 @@ def pdf(x, mean=None, cov=1):
     0.159154943092
     """
     return finish(ew.exp(logpdf(x, mean, cov)))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

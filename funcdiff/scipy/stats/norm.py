@@ -100,3 +100,7 @@ def ppf(q, loc=0, scale=1):
     """
     q, loc, scale = _floats("funcdiff.scipy.stats.norm.ppf", q, loc, scale)
     return finish(ew.add(loc, ew.mul(scale, special.ndtri(q))))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

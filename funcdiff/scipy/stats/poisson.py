@@ -41,3 +41,7 @@ def pmf(k, mu, loc=0):
     0.270670566473
     """
     return finish(ew.exp(logpmf(k, mu, loc)))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

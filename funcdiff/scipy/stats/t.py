@@ -47,3 +47,7 @@ def pdf(x, df, loc=0, scale=1):
     0.318309886184
     """
     return finish(ew.exp(logpdf(x, df, loc, scale)))
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -55,3 +55,7 @@ def fixed_point(f: Callable, a: Any, x0: Any, distance: Callable, tol: float) ->
 
 
 __all__ = ["fixed_point"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

@@ -39,3 +39,7 @@ def flatten_func(func: Callable, example: Any) -> tuple[Callable, Callable, Any]
 
 
 __all__ = ["flatten", "flatten_func"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)

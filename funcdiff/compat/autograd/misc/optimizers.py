@@ -82,3 +82,7 @@ def adam(grad, x, callback=None, num_iters=100, step_size=0.001, b1=0.9, b2=0.99
 
 
 __all__ = ["sgd", "rmsprop", "adam"]
+
+
+def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
+    return sorted(__all__)
