@@ -28,7 +28,7 @@ from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from funcdiff.remat.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
 from funcdiff.inspect import cost_analysis, saved_residuals  # noqa: E402
 from funcdiff.shapes import Array, ShapeDtypeStruct, block_until_ready, eval_shape  # noqa: E402
-from funcdiff import debug, lax, nn, scipy, test_util  # noqa: E402
+from funcdiff import debug, lax, nn, random, scipy, test_util  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,7 @@ __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "linear_transpose", "jacfwd",
     "jacrev", "jacobian", "hessian", "hvp", "elementwise_grad", "vmap", "jit", "make_jaxpr", "stop_gradient",
     "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_name",
-    "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn",
+    "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn", "random",
     "numpy", "scipy", "test_util", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr",
     "check_jaxpr", "eval_jaxpr", "eval_shape", "ShapeDtypeStruct", "Array", "block_until_ready",
     "debug", "config",
