@@ -29,27 +29,25 @@ default_float = np.dtype(np.float64)
 default_int = np.dtype(np.int64)
 
 
-def check_dtype(dtype: Any, what: str = "value", *, allow_complex: bool = False) -> np.dtype:
+def check_dtype(dtype: Any, what: str = "value", *, allow_complex: bool = True) -> np.dtype:
     """Return ``dtype`` as a numpy dtype, raising DTypeError if funcdiff cannot use it.
 
-    complex64/complex128 pass only with ``allow_complex=True`` (intermediate values).
+    funcdiff computes with bool, integer, floating and complex (complex64,
+    complex128) values; ``allow_complex=False`` is for the places that take
+    real values only (a real-only function's ``dtype=``).
     """
     dtype = np.dtype(dtype)
     if dtype.kind not in SUPPORTED_KINDS:
         if allow_complex and dtype in _COMPLEX_DTYPES:
             return dtype
-        if dtype.kind == "c":
+        if dtype.kind == "c" and dtype in _COMPLEX_DTYPES:
             raise DTypeError(
-                f"funcdiff does not support {what} of dtype {dtype}: complex numbers are "
-                "supported only as intermediate values (made inside the function with "
-                "1j * x, x.astype(complex) or funcdiff.numpy.fft, and reduced to real "
-                "values with real/imag/abs/angle), not as transform inputs or dtype= "
-                "arguments. Pass the real and imaginary parts as two float arrays and "
-                "combine them inside the function.")
+                f"{what} must be real, but has dtype {dtype}. Take the real part "
+                "(fnp.real) or the magnitude (fnp.abs) first, or use a real dtype.")
         raise DTypeError(
             f"funcdiff does not support {what} of dtype {dtype}; it supports bool, "
-            "integer and floating dtypes (complex numbers only as intermediate values). "
-            "Convert the input with .astype(float) first.")
+            "integer, floating and complex (complex64, complex128) dtypes. Convert the "
+            "input with .astype(float) first.")
     return dtype
 
 

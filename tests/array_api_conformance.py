@@ -63,13 +63,6 @@ _STRICT_ONLY = {"ArrayAPIStrictFlags", "Device", "__version__", "get_array_api_s
 # The test fails when a listed case passes or an unlisted one fails.
 _ALL_MODES = ("eager", "jit", "traced")
 _KNOWN_GROUPS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
-    # funcdiff keeps complex values inside transformed functions: no complex dtype=
-    # arguments, complex fill values or complex arrays made by creation functions.
-    ("complex arrays are not created by funcdiff.numpy (complex values are intermediates)",
-     _ALL_MODES, ("complex64", "complex128", "full[(1+2j)]", "full_like[complex128]")),
-    ("complex arrays are not created by funcdiff.numpy (complex values are intermediates)",
-     ("eager",), ("asarray[complex128]",)),
-    # 1 / (0+0j) is inf+nanj by division, nan+nanj by numpy's reciprocal.
     ("complex special values: reciprocal(0j) is inf+nanj (numpy: nan+nanj)", _ALL_MODES,
      ("reciprocal[complex128]",)),
     # The completed orthonormal columns are not unique, so they have no derivative.

@@ -277,7 +277,6 @@ ERRORS = [
      IndexOutOfBoundsError, "size 0"),
     ("indices_negative", lambda: fnp.indices((2, -1)), ShapeError, "non-negative"),
     ("indices_not_int", lambda: fnp.indices((2, "a")), InvalidArgumentError, "Python ints"),
-    ("indices_complex", lambda: fnp.indices((2,), dtype=complex), Exception, "complex"),
 ]
 
 

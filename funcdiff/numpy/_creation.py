@@ -20,7 +20,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
-from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
+from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.numpy._ufunc_support import (F64, arg, _array, cast, dtype_arg,
                                            fname, shape_of)
@@ -48,8 +48,18 @@ def _checked_numpy(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def _refuse_dropping_imaginary(name: str, a: Any, dtype: Any) -> None:
+    """numpy casts complex values to a real ``dtype=`` by dropping the imaginary part,
+    with only a warning; funcdiff refuses."""
+    if (dtype is not None and dtype.kind != "c" and not isinstance(a, Tracer)
+            and np.iscomplexobj(a)):
+        raise DTypeError(
+            f"{fname(name)} cannot convert complex values to {dtype}: that would drop the "
+            "imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) explicitly.")
+
+
 def _creation_dtype(name: str, dtype: Any, default: np.dtype = F64) -> np.dtype:
-    return default if dtype is None else dtype_arg(name, dtype)
+    return default if dtype is None else dtype_arg(name, dtype, allow_complex=True)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -78,12 +88,13 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     if like is not None:
         raise UnsupportedNumpyError("funcdiff.numpy.array does not support like=")
     if isinstance(object, Tracer) or has_tracer(object):
-        dtype = None if dtype is None else dtype_arg("array", dtype)
+        dtype = None if dtype is None else dtype_arg("array", dtype, allow_complex=True)
         out = _util.asarray(object, fname("array"), dtype)
         if copy and out is object:
             out = distinct(out)  # numpy's copy: a write to it leaves the argument alone
     else:
-        dtype = None if dtype is None else dtype_arg("array", dtype)
+        dtype = None if dtype is None else dtype_arg("array", dtype, allow_complex=True)
+        _refuse_dropping_imaginary("array", object, dtype)
         try:
             out = np.array(object, dtype=dtype, copy=copy, order=order, subok=subok)
         except ValueError as e:
@@ -109,7 +120,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """
     if like is not None:
         raise UnsupportedNumpyError("funcdiff.numpy.asarray does not support like=")
-    dtype = None if dtype is None else dtype_arg("asarray", dtype)
+    dtype = None if dtype is None else dtype_arg("asarray", dtype, allow_complex=True)
+    _refuse_dropping_imaginary("asarray", a, dtype)
     if isinstance(a, Tracer) or has_tracer(a):
         return _util.asarray(a, fname("asarray"), dtype)
     try:
@@ -230,7 +242,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
 
 def _fill_dtype(name: str, fill_value: Any, dtype: Any) -> np.dtype:
     if dtype is not None:
-        return dtype_arg(name, dtype)
+        return dtype_arg(name, dtype, allow_complex=True)
     fill_value = arg(name, fill_value)
     # a complex Python scalar too: its dtype then meets the dtype checks of the result
     return fill_value.dtype if hasattr(fill_value, "dtype") else np.asarray(fill_value).dtype
@@ -259,7 +271,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 def _like(name: str, a: Any, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
     a = _array(name, a)
-    dtype = a.dtype if dtype is None else dtype_arg(name, dtype)
+    dtype = a.dtype if dtype is None else dtype_arg(name, dtype, allow_complex=True)
     shape = shape_of(a) if shape is None else _shape_arg(name, shape)
     return shape, dtype
 
@@ -350,7 +362,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     for v in args:
         if v is not None:
             arg("arange", v)
-    dtype = None if dtype is None else dtype_arg("arange", dtype)
+    dtype = None if dtype is None else dtype_arg("arange", dtype, allow_complex=True)
     if args[1] is None:
         return _checked_numpy("arange", np.arange(args[0], step=args[2], dtype=dtype))
     return _checked_numpy("arange", np.arange(args[0], args[1], args[2], dtype=dtype))

@@ -55,7 +55,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise InvalidArgumentError(f"{name} needs num >= 0, got {num}")
     if not (has_tracer(start) or has_tracer(stop)):
         start, stop = arg("linspace", start), arg("linspace", stop)
-        dtype = None if dtype is None else dtype_arg("linspace", dtype)
+        dtype = None if dtype is None else dtype_arg("linspace", dtype, allow_complex=True)
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     start, stop = arg("linspace", start), arg("linspace", stop)
     dt = result_dtype("linspace", start, stop)
@@ -76,7 +76,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     axis = _util.normalize_axis(axis, len(shape) + 1, name)
     y = structural.moveaxis(y, 0, axis)
     if dtype is not None:
-        dtype = dtype_arg("linspace", dtype)
+        dtype = dtype_arg("linspace", dtype, allow_complex=True)
         if dtype.kind in "iu":
             y = ew.floor(y)
         y = cast(y, dtype)

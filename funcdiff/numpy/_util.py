@@ -17,7 +17,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
-from funcdiff.errors import (AxisError, ConcretizationError, InvalidArgumentError,
+from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
 from funcdiff.primitives import elementwise, structural
 from funcdiff.primitives.cards import broadcast_shapes
@@ -37,11 +37,13 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
         return x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in flat(x)):
         return stack_nested(x, dtype)
+    if dtype is not None and np.dtype(dtype).kind != "c" and np.iscomplexobj(x):
+        raise DTypeError(
+            f"{name} cannot convert complex values to {np.dtype(dtype)}: that would drop the "
+            "imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) explicitly.")
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":
-        # complex arrays are intermediates (eager results of fft, ...); only they pass
-        intermediate = dtype is None and isinstance(x, (np.ndarray, np.generic))
-        dtypes.check_dtype(arr.dtype, f"the input of {name}", allow_complex=intermediate)
+        dtypes.check_dtype(arr.dtype, f"the input of {name}")  # complex passes, object fails
     return arr
 
 

@@ -34,7 +34,8 @@ def floats(name: str, *args: Any, broadcast: bool = True) -> list[Any]:
         if not isinstance(a, (Tracer, np.ndarray, np.generic)) and type(a) not in PY_SCALARS:
             a = _util.asarray(a, name)
         if hasattr(a, "dtype") and a.dtype.kind not in "biuf":
-            dtypes.check_dtype(a.dtype, f"the input of {name}")  # raises, naming `name`
+            dtypes.check_dtype(a.dtype, f"the input of {name}",  # raises, naming `name`
+                               allow_complex=False)
         prepared.append(a)
     if broadcast and len(prepared) > 1:  # a ShapeError naming the function, not numpy's
         broadcast_shapes(name, *[_util.shape_of(a) for a in prepared])
