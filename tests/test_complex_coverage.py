@@ -367,14 +367,6 @@ def test_functions_numpy_refuses_for_complex_values_are_refused_by_name(r):
             f(*r.args)
 
 
-@pytest.mark.parametrize("name", ["erf", "erfc"])
-def test_complex_erf_is_refused_by_name(name):
-    # scipy's erf takes complex values (the Faddeeva function); funcdiff's kernel is real
-    for f in (getattr(fsp, name), fd.jit(getattr(fsp, name))):
-        with pytest.raises(FunctionalDiffError, match=f"special.{name} takes real values"):
-            f(Z)
-
-
 def test_a_complex_to_real_cast_is_refused():
     with pytest.raises(FunctionalDiffError, match="imaginary part"):
         fnp.astype(fnp.asarray(Z), float)

@@ -174,3 +174,19 @@ def test_check_grads_catches_a_wrong_complex_rule():
     square.defjvp(lambda p, t: (p[0] * p[0], 2.0 * fnp.conj(p[0]) * t[0]))  # wrong: conj
     with pytest.raises(AssertionError, match="fwd"):
         check_grads(square, (Z,), order=1)
+
+
+def test_erf_and_erfc_of_complex_values_are_scipys_with_holomorphic_derivatives():
+    special = pytest.importorskip("scipy.special")
+    from funcdiff.scipy import special as fs
+    z = np.array([0.3 + 0.7j, -1.2 + 0.4j, 2.0 - 1.0j])
+    for ours, theirs, sign in ((fs.erf, special.erf, 1), (fs.erfc, special.erfc, -1)):
+        np.testing.assert_allclose(ours(z), theirs(z), rtol=1e-14)
+        np.testing.assert_allclose(fd.jit(ours)(z), theirs(z), rtol=1e-14)
+        derivative = sign * 2 / np.sqrt(np.pi) * np.exp(-z ** 2)
+        np.testing.assert_allclose(fd.jacfwd(ours, holomorphic=True)(z), np.diag(derivative),
+                                   rtol=1e-12, atol=1e-15)
+        loss = lambda z: fnp.sum(fnp.abs(ours(z)) ** 2)  # noqa: E731
+        np.testing.assert_allclose(fd.grad(loss)(z),
+                                   conj_gradient(lambda v: float(np.sum(np.abs(theirs(v)) ** 2)), z),
+                                   rtol=1e-6)

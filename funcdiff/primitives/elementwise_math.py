@@ -251,11 +251,11 @@ def gaussian(x, scale):
 
 
 erf_p = unary("erf", special_math.erf, lambda x, y: gaussian(x, TWO_OVER_SQRT_PI),
-               flops=30)
+               flops=30, kinds=INEXACT)  # complex: scipy's Faddeeva function
 erf = make_op(erf_p, "Elementwise error function.")
 erf_p.traits |= {passes.ZERO_PRESERVING}
 erfc_p = unary("erfc", special_math.erfc, lambda x, y: gaussian(x, -TWO_OVER_SQRT_PI),
-                flops=30)
+                flops=30, kinds=INEXACT)
 erfc = make_op(erfc_p, "Elementwise complementary error function 1 - erf(x).")
 erf_inv_p = unary("erf_inv", special_math.erf_inv, lambda x, y: mul(
     const(y, math.sqrt(math.pi) / 2), exp(mul(y, y))), flops=150, singular=True)

@@ -44,11 +44,14 @@ infinities.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
+
+from funcdiff.errors import DTypeError
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "bessel_i1", "bessel_i",
            "sinc_derivative"]
@@ -156,9 +159,30 @@ def _erfc64(x):
     return np.where(a <= _ERF_SPLIT, 1.0 - _erf_small(x), np.where(x < 0, 2.0 - big, big))
 
 
-erf = _special(_erf64)
+def _with_complex_from_scipy(real_kernel, name: str):
+    """``real_kernel`` for real values; complex ones (the Faddeeva function) from
+    scipy.special, imported when first needed: funcdiff needs scipy only for them."""
+    real = _special(real_kernel)
+
+    @functools.wraps(real)
+    def kernel(x):
+        x = np.asarray(x)
+        if x.dtype.kind != "c":
+            return real(x)
+        try:
+            special = importlib.import_module("scipy.special")
+        except ImportError:
+            raise DTypeError(
+                f"{name} of complex values is the Faddeeva function, which funcdiff takes "
+                "from scipy: install scipy (pip install funcdiff[scipy]).") from None
+        with np.errstate(all="ignore"):
+            return getattr(special, name)(x).astype(x.dtype, copy=False)
+    return kernel
+
+
+erf = _with_complex_from_scipy(_erf64, "erf")
 erf.__doc__ = "The error function 2/sqrt(pi) * integral_0^x exp(-t**2) dt, elementwise."
-erfc = _special(_erfc64)
+erfc = _with_complex_from_scipy(_erfc64, "erfc")
 erfc.__doc__ = "The complementary error function 1 - erf(x), accurate for large x."
 
 

@@ -27,29 +27,28 @@ LOG_NDTR_LOWER = -20.0  # below this log_ndtr uses the asymptotic series (as JAX
 LOG_NDTR_TERMS = 10
 
 
-def _real_only(name, x):
-    """A DTypeError naming ``name`` for complex ``x``: scipy's erf and erfc take complex
-    values (the Faddeeva function), funcdiff's pure-numpy kernels only real ones."""
+def _erf_operand(name, x):
+    """``x`` for erf and erfc: complex values pass as they are (scipy's Faddeeva
+    function computes them), real ones become floats."""
     dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
     if dtype.kind == "c":
-        raise DTypeError(
-            f"funcdiff.scipy.special.{name} takes real values only (its kernel, Cody's "
-            f"rational approximations, is real), got {dtype}; scipy.special."
-            f"{name} computes complex values outside funcdiff's transforms.")
+        return x if hasattr(x, "dtype") else np.asarray(x)
+    (x,) = floats(name, x)
     return x
 
 
 def erf(x):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
 
+    Complex values are scipy's (the Faddeeva function, so scipy must be
+    installed for them); the derivative ``2/sqrt(pi) exp(-z**2)`` is the
+    holomorphic one.
+
     Args:
-      x: array_like of reals.
+      x: array_like of reals or complex values.
 
     Returns:
       ``erf(x)`` elementwise, float64 for integer input.
-
-    Raises:
-      DTypeError: for complex values (scipy's erf takes them, funcdiff's does not yet).
 
     >>> import funcdiff as fd
     >>> from funcdiff.scipy import special
@@ -57,9 +56,10 @@ def erf(x):
     0.5204998778
     >>> round(float(fd.grad(special.erf)(0.0)), 10)  # 2 / sqrt(pi)
     1.1283791671
+    >>> complex(fd.grad(special.erf, holomorphic=True)(1j)) == 2 / np.sqrt(np.pi) * np.e
+    True
     """
-    (x,) = floats("erf", _real_only("erf", x))
-    return ew.erf(x)
+    return ew.erf(_erf_operand("erf", x))
 
 
 def erfc(x):
@@ -69,8 +69,7 @@ def erfc(x):
     >>> float(special.erfc(10.0)) > 0
     True
     """
-    (x,) = floats("erfc", _real_only("erfc", x))
-    return ew.erfc(x)
+    return ew.erfc(_erf_operand("erfc", x))
 
 
 def erfinv(y):
