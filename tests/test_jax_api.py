@@ -210,3 +210,22 @@ def test_retracing_for_changing_shapes_warns_once_naming_the_argument():
         fd.config.update("retrace_warning_threshold", 10)
     assert len([w for w in seen if issubclass(w.category, fd.errors.RetraceWarning)]) == 1
     assert seen[0].filename == __file__
+
+
+def test_initializers_take_jaxs_factory_form_and_random_keys():
+    from funcdiff.nn import initializers as init
+    key = fd.random.key(3)
+    w = init.glorot_normal()(key, (400, 200))
+    assert w.shape == (400, 200) and abs(w.var() * 300 - 1.0) < 0.05  # 2 / (fan_in + fan_out)
+    np.testing.assert_array_equal(w, init.glorot_normal()(key, (400, 200)))  # the key decides
+    np.testing.assert_array_equal(fd.jit(lambda k: init.glorot_normal()(k, (400, 200)))(key), w)
+    conv = init.he_uniform(in_axis=1, out_axis=0)(key, (32, 16, 3, 3), np.float32)
+    assert conv.dtype == np.float32 and np.abs(conv).max() <= np.sqrt(6.0 / (16 * 9))
+    scaled = init.variance_scaling(2.0, "fan_in", "normal")(key, (1000, 10))
+    assert abs(scaled.var() * 1000 / 2.0 - 1.0) < 0.1
+    assert init.normal(stddev=2.0)(key, (3,)).shape == (3,)
+    assert np.all((0.0 <= init.uniform(scale=0.5)(key, (50,))) & (init.uniform(scale=0.5)(key, (50,)) < 0.5))
+    numpy_way = init.glorot_normal(np.random.default_rng(0), (4, 4))  # today's form still works
+    assert isinstance(numpy_way, np.ndarray) and numpy_way.shape == (4, 4)
+    with pytest.raises(InvalidArgumentError, match="fd.random key"):
+        init.glorot_normal("seed", (2, 2))

@@ -1,10 +1,16 @@
 """funcdiff.nn.initializers: random initial weights for neural-network parameters.
 
 Each initialiser is a function ``init(rng, shape, dtype=np.float64, **settings)``
-taking a ``numpy.random.Generator`` (funcdiff has no random-key type: numpy's
-generator is the source of randomness), a shape and a floating dtype, and
-returning a plain numpy array. Initial values are data, not part of any traced
-computation, so these functions use numpy directly.
+taking a source of randomness, a shape and a floating dtype:
+
+- ``rng`` a ``numpy.random.Generator``: the values are numpy's, a plain array;
+- ``rng`` an ``fd.random`` key: the values are drawn with ``fd.random``, so the
+  same key gives the same weights, also under ``jit`` and ``vmap``.
+
+JAX's factory form works too: called with settings only,
+``glorot_normal(in_axis=1, out_axis=0)`` (or ``variance_scaling(2.0, "fan_in",
+"normal")``) returns ``init(key, shape, dtype)``, as ``jax.nn.initializers``'
+factories do.
 
 Fans follow JAX's convention for a dense kernel of shape ``(fan_in, fan_out)``:
 the input axis is ``in_axis=-2``, the output axis ``out_axis=-1`` and every other
@@ -26,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from funcdiff import random
 from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError
 
 # Standard deviation of a standard normal truncated to [-2, 2]: dividing by it
@@ -35,12 +42,18 @@ _MODES = ("fan_in", "fan_out", "fan_avg")
 _DISTRIBUTIONS = ("truncated_normal", "normal", "uniform")
 
 
+def _is_key(rng: Any) -> bool:
+    return hasattr(rng, "shape") and tuple(rng.shape) == (2,) and \
+        np.dtype(rng.dtype) == np.uint32
+
+
 def _check(name: str, rng: Any, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
     where = f"funcdiff.nn.initializers.{name}"
-    if not isinstance(rng, np.random.Generator):
+    if not (isinstance(rng, np.random.Generator) or _is_key(rng)):
         raise InvalidArgumentError(
-            f"{where} needs a numpy.random.Generator as rng, got {type(rng).__name__}. "
-            "Create one with numpy.random.default_rng(seed).")
+            f"{where} needs a numpy.random.Generator or an fd.random key as rng, got "
+            f"{type(rng).__name__}. Create one with numpy.random.default_rng(seed) or "
+            "fd.random.key(seed).")
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
@@ -57,6 +70,29 @@ def _check(name: str, rng: Any, shape: Any, dtype: Any) -> tuple[tuple[int, ...]
         raise DTypeError(f"{where} makes floating weights; got dtype {dtype}. Pass a float "
                          "dtype such as numpy.float32.")
     return shape, dtype
+
+
+def _standard_normal(rng: Any, shape: tuple, dtype: np.dtype) -> Any:
+    if _is_key(rng):
+        return random.normal(rng, shape, dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _uniform(rng: Any, shape: tuple, dtype: np.dtype, low: float, high: float) -> Any:
+    if _is_key(rng):
+        return random.uniform(rng, shape, dtype, low, high)
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+def _factory(init: Any, settings: dict) -> Any:
+    """JAX's form: ``init`` with its settings fixed, a function of ``(key, shape, dtype)``."""
+    dtype = settings.pop("dtype", np.float64)
+
+    def configured(key, shape, dtype=dtype):
+        return init(key, shape, dtype, **settings)
+    configured.__name__ = configured.__qualname__ = init.__name__
+    configured.__doc__ = f"``{init.__name__}`` with the settings {settings} fixed."
+    return configured
 
 
 def zeros(rng, shape, dtype=np.float64):
@@ -83,8 +119,9 @@ def ones(rng, shape, dtype=np.float64):
     return np.ones(shape, dtype)
 
 
-def normal(rng, shape, dtype=np.float64, *, stddev=1e-2):
-    """Independent normal entries with mean 0 and standard deviation ``stddev``.
+def normal(rng=None, shape=None, dtype=np.float64, *, stddev=1e-2):
+    """Independent normal entries with mean 0 and standard deviation ``stddev``
+    (``normal(stddev=...)`` alone is JAX's factory form).
 
     >>> import numpy as np
     >>> from funcdiff.nn import initializers
@@ -92,12 +129,15 @@ def normal(rng, shape, dtype=np.float64, *, stddev=1e-2):
     >>> bool(1.8 < w.std() < 2.2)
     True
     """
+    if rng is None and shape is None:
+        return _factory(normal, {"stddev": stddev, "dtype": dtype})
     shape, dtype = _check("normal", rng, shape, dtype)
-    return (stddev * rng.standard_normal(shape)).astype(dtype)
+    return stddev * _standard_normal(rng, shape, dtype)
 
 
-def uniform(rng, shape, dtype=np.float64, *, scale=1e-2):
-    """Independent entries uniform on ``[0, scale)`` (JAX's ``uniform``).
+def uniform(rng=None, shape=None, dtype=np.float64, *, scale=1e-2):
+    """Independent entries uniform on ``[0, scale)`` (JAX's ``uniform``; ``uniform(scale=...)``
+    alone is its factory form).
 
     >>> import numpy as np
     >>> from funcdiff.nn import initializers
@@ -105,8 +145,10 @@ def uniform(rng, shape, dtype=np.float64, *, scale=1e-2):
     >>> bool(w.min() >= 0.0 and w.max() < 3.0)
     True
     """
+    if rng is None and shape is None:
+        return _factory(uniform, {"scale": scale, "dtype": dtype})
     shape, dtype = _check("uniform", rng, shape, dtype)
-    return (scale * rng.random(shape)).astype(dtype)
+    return _uniform(rng, shape, dtype, 0.0, scale)
 
 
 def compute_fans(shape: tuple[int, ...], in_axis: int = -2, out_axis: int = -1) -> tuple[int, int]:
@@ -134,9 +176,12 @@ def compute_fans(shape: tuple[int, ...], in_axis: int = -2, out_axis: int = -1) 
     return shape[i] * receptive, shape[o] * receptive
 
 
-def variance_scaling(rng, shape, dtype=np.float64, *, scale=1.0, mode="fan_in",
+def variance_scaling(rng=None, shape=None, dtype=np.float64, *, scale=1.0, mode="fan_in",
                      distribution="truncated_normal", in_axis=-2, out_axis=-1):
     """Entries with mean 0 and variance ``scale / fan``.
+
+    JAX's factory form, ``variance_scaling(scale, mode, distribution, in_axis=...,
+    out_axis=..., dtype=...)`` (a number first), returns ``init(key, shape, dtype)``.
 
     Args:
       rng: a ``numpy.random.Generator``.
@@ -160,6 +205,16 @@ def variance_scaling(rng, shape, dtype=np.float64, *, scale=1.0, mode="fan_in",
     >>> bool(abs(w.var() - 2.0 / 400) < 2e-4)
     True
     """
+    if not (isinstance(rng, np.random.Generator) or _is_key(rng)) and (
+            rng is None or isinstance(rng, (int, float))):  # JAX: variance_scaling(scale, ...)
+        positional = [a for a in (rng, shape, dtype if isinstance(dtype, str) else None)
+                      if a is not None]
+        settings = dict(zip(("scale", "mode", "distribution"), positional))
+        settings = {"scale": scale, "mode": mode, "distribution": distribution, **settings,
+                    "in_axis": in_axis, "out_axis": out_axis}
+        if not isinstance(dtype, str):
+            settings["dtype"] = dtype
+        return _factory(variance_scaling, settings)
     shape, dtype = _check("variance_scaling", rng, shape, dtype)
     if mode not in _MODES:
         raise InvalidArgumentError(
@@ -174,11 +229,13 @@ def variance_scaling(rng, shape, dtype=np.float64, *, scale=1.0, mode="fan_in",
     variance = scale / max(1.0, fan)
     if distribution == "uniform":
         limit = math.sqrt(3.0 * variance)
-        values = rng.uniform(-limit, limit, shape)
-    elif distribution == "normal":
-        values = math.sqrt(variance) * rng.standard_normal(shape)
-    else:
-        values = math.sqrt(variance) / _TRUNCATED_STD * _truncated_standard_normal(rng, shape)
+        return _uniform(rng, shape, dtype, -limit, limit)
+    if distribution == "normal":
+        return math.sqrt(variance) * _standard_normal(rng, shape, dtype)
+    if _is_key(rng):
+        return (math.sqrt(variance) / _TRUNCATED_STD
+                * random.truncated_normal(rng, -2.0, 2.0, shape, dtype))
+    values = math.sqrt(variance) / _TRUNCATED_STD * _truncated_standard_normal(rng, shape)
     return values.astype(dtype)
 
 
@@ -193,7 +250,9 @@ def _truncated_standard_normal(rng: np.random.Generator, shape: tuple[int, ...])
 
 
 def _family(name: str, scale: float, mode: str, distribution: str, summary: str, example: str):
-    def init(rng, shape, dtype=np.float64, *, in_axis=-2, out_axis=-1):
+    def init(rng=None, shape=None, dtype=np.float64, *, in_axis=-2, out_axis=-1):
+        if rng is None and shape is None:  # JAX's factory form: glorot_normal()(key, shape)
+            return _factory(init, {"in_axis": in_axis, "out_axis": out_axis, "dtype": dtype})
         _check(name, rng, shape, dtype)
         return variance_scaling(rng, shape, dtype, scale=scale, mode=mode,
                                 distribution=distribution, in_axis=in_axis, out_axis=out_axis)
