@@ -31,6 +31,7 @@ from funcdiff.arguments.flattening import (OutInfo, as_leaf, check_complex_input
                                  flat_fun, flatten_args, materialize, normalize_argnums,
                                  partial_on, wraps, zeros_like_aval)
 from funcdiff.arguments.batch import batched_call
+from funcdiff.arguments.described import DescribedFunction, function_name, signature_text
 
 # ---------------------------------------------------------------------------
 # make_jaxpr
@@ -186,7 +187,9 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         it = iter(staged)
         res = [zeros_like_aval(a) if z else next(it) for a, z in zip(lin.out_avals, lin.out_is_zero)]
         return tree_unflatten(out_tree, res)
-    return tree_unflatten(out_tree, outs), f_jvp
+    text = (f"linearized {function_name(f)} at {signature_text([get_aval(p) for p in p_flat])}: "
+            f"tangents -> {signature_text(lin.out_avals)}")
+    return tree_unflatten(out_tree, outs), DescribedFunction(f_jvp, text)
 
 
 # ---------------------------------------------------------------------------
@@ -282,7 +285,9 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 c = c.astype(aval.dtype) if not isinstance(c, Tracer) else c
             checked.append(c)
         return tree_unflatten(p_tree, pull_back(lin_out, checked))
-    result = (tree_unflatten(out_tree, outs[:n]), vjp_fn)
+    text = (f"vjp of {function_name(f)}: cotangent {signature_text(lin_out.out_avals)} -> "
+            f"{signature_text([get_aval(p) for p in p_flat])}")
+    result = (tree_unflatten(out_tree, outs[:n]), DescribedFunction(vjp_fn, text))
     if has_aux:
         return result + (out_info.aux_tree.unflatten(outs[n:]),)
     return result

@@ -229,3 +229,22 @@ def test_initializers_take_jaxs_factory_form_and_random_keys():
     assert isinstance(numpy_way, np.ndarray) and numpy_way.shape == (4, 4)
     with pytest.raises(InvalidArgumentError, match="fd.random key"):
         init.glorot_normal("seed", (2, 2))
+
+
+def test_transformed_functions_have_readable_reprs():
+    def loss(x):
+        return fnp.sum(fnp.sin(x))
+    _, pullback = fd.vjp(loss, np.ones(3))
+    assert repr(pullback) == "vjp of loss: cotangent (f64[]) -> (f64[3])"
+    _, f_jvp = fd.linearize(fnp.sin, np.ones((2, 3)))
+    assert repr(f_jvp) == "linearized sin at (f64[2,3]): tangents -> (f64[2,3])"
+    assert repr(fd.checkpoint(loss)) == "checkpoint(loss)"
+    assert fd.checkpoint(loss).__name__ == "loss"
+    rule = fd.custom_jvp(loss)
+    assert repr(rule) == "custom_jvp(loss, no jvp rule yet)"
+    rule.defjvp(lambda p, t: (loss(p[0]), fnp.sum(fnp.cos(p[0]) * t[0])))
+    assert repr(rule) == "custom_jvp(loss, jvp=<lambda>)"
+    assert repr(fd.custom_vjp(loss)) == "custom_vjp(loss, no rules yet)"
+    seen = []
+    fd.grad(lambda x: seen.append(repr(x)) or loss(x))(np.ones(2))
+    assert seen == ["Traced<f64[2]>"]

@@ -145,6 +145,11 @@ class custom_jvp:
         self.jvp = None
         self._stageable = True
 
+    def __repr__(self) -> str:
+        rule = "no jvp rule yet" if self.jvp is None else \
+            f"jvp={getattr(self.jvp, '__name__', type(self.jvp).__name__)}"
+        return f"custom_jvp({getattr(self.fun, '__name__', type(self.fun).__name__)}, {rule})"
+
     def defjvp(self, jvp: Callable) -> Callable:
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns it."""
         if not callable(jvp):

@@ -174,6 +174,12 @@ class custom_vjp:
         self.fwd = self.bwd = None
         self._stageable = True
 
+    def __repr__(self) -> str:
+        name = lambda f: getattr(f, "__name__", type(f).__name__)  # noqa: E731
+        rules = "no rules yet" if self.fwd is None else \
+            f"fwd={name(self.fwd)}, bwd={name(self.bwd)}"
+        return f"custom_vjp({name(self.fun)}, {rules})"
+
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         """Set the rules: ``fwd(*args) -> (out, residuals)``, ``bwd(residuals, ct) -> cts``."""
         for what, f in (("fwd", fwd), ("bwd", bwd)):

@@ -31,6 +31,7 @@ import weakref
 from typing import Any, Callable, Sequence
 
 from funcdiff import core
+from funcdiff.arguments.described import DescribedFunction
 from funcdiff.remat.policies import resolve_policy, checkpoint_name, checkpoint_policies
 from funcdiff.remat.sources import (  # noqa: F401  current_source: for funcdiff.inspect
     with_sources, current_source, eval_with_sources, stage_with_sources)
@@ -266,7 +267,8 @@ def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: 
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=with_sources(closed, staged),
                     policy=pol, name=name)
         return tree_unflatten(store["out_tree"], outs)
-    return checkpointed
+    policy_text = "" if policy is None else f", policy={getattr(policy, '__name__', policy)}"
+    return DescribedFunction(checkpointed, f"checkpoint({name}{policy_text})")
 
 
 remat = checkpoint
