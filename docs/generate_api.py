@@ -39,7 +39,7 @@ IMPLEMENTATION_MODULES = ("funcdiff.core", "funcdiff.ir", "funcdiff.api", "funcd
                           "funcdiff.inspect", "funcdiff.primitives", "funcdiff.interpreters",
                           "funcdiff.passes", "funcdiff.compiler", "funcdiff.remat",
                           "funcdiff.arguments", "funcdiff.pytrees", "funcdiff.configuration",
-                          "funcdiff.shapes", "funcdiff.lax_operations")
+                          "funcdiff.shapes", "funcdiff.lax_operations", "funcdiff.lax_solvers")
 # Namespaces documented in full even without __all__.
 EXTRA_NAMESPACES = ("funcdiff.test_util",)
 # Large namespaces shown as one table row per name (summary line and signature).

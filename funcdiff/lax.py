@@ -45,7 +45,8 @@ from funcdiff import lax_operations  # its names are bound at the end of this mo
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "stop_gradient", "dynamic_slice", "dynamic_update_slice", "convert_element_type",
-           "cond_p", "while_p", "scan_p"] + lax_operations.__all__
+           "cond_p", "while_p", "scan_p", "custom_root",
+           "custom_linear_solve"] + lax_operations.__all__
 
 # ---------------------------------------------------------------------------
 # Tracing branches and bodies
@@ -502,6 +503,7 @@ from funcdiff.lax_operations import (  # noqa: E402,A004
     log, max, min, mul, neg, pad, reduce_max, reduce_sum, reduce_window, reduce_window_max,
     reduce_window_min, reduce_window_sum, rem, reshape, sin, slice, sort, sort_key_val, sub, tanh,
     top_k, transpose)
+from funcdiff.lax_solvers import custom_linear_solve, custom_root  # noqa: E402
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports

@@ -236,7 +236,7 @@ LAYERS = (
     ("compiler", ("funcdiff.compiler",)),
     ("primitives", ("funcdiff.primitives",)),
     ("libraries", ("funcdiff.numpy", "funcdiff.scipy", "funcdiff.nn", "funcdiff.lax",
-                   "funcdiff.lax_operations", "funcdiff.random",
+                   "funcdiff.lax_operations", "funcdiff.lax_solvers", "funcdiff.random",
                    "funcdiff.custom_derivatives")),
     ("api", ("funcdiff", "funcdiff.compiler.jit")),
 )

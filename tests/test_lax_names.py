@@ -107,3 +107,67 @@ def test_jax_strictness(case):
 def test_python_scalars_take_the_arrays_dtype():
     out = lax.add(np.ones(2, np.float32), 1.0)
     assert out.dtype == np.float32 and out.tolist() == [2.0, 2.0]
+
+
+def _central(f, x, eps=1e-6):
+    flat = x.ravel()
+    out = np.array([(f((flat + eps * e).reshape(x.shape)) - f((flat - eps * e).reshape(x.shape)))
+                    / (2 * eps) for e in np.eye(flat.size)])
+    return out.reshape(x.shape)
+
+
+def _newton(f, x):
+    for _ in range(20):
+        x = x - fd.numpy.linalg.solve(fd.jacfwd(f)(x), f(x))
+    return x
+
+
+def _linear_solve(g, y):  # g is linear: its matrix is its Jacobian
+    return fd.numpy.linalg.solve(fd.jacfwd(g)(fd.numpy.zeros_like(y)), y)
+
+
+def test_custom_root_differentiates_implicitly_to_second_order():
+    W = np.array([[0.2, -0.1, 0.3], [0.05, 0.1, -0.2], [0.3, 0.2, 0.1]])
+    b = np.array([0.3, -0.2, 0.5])
+
+    def root(b, W):  # tanh(W x) + x = b, closing over b and W
+        return lax.custom_root(lambda x: fd.numpy.tanh(W @ x) + x - b, fd.numpy.zeros_like(b),
+                               _newton, _linear_solve)
+    loss = lambda b, W: fd.numpy.sum(root(b, W) ** 3)  # noqa: E731
+    x = root(b, W)
+    np.testing.assert_allclose(np.tanh(W @ x) + x, b, atol=1e-12)
+    np.testing.assert_allclose(fd.grad(loss)(b, W), _central(lambda v: float(loss(v, W)), b),
+                               rtol=1e-6)
+    np.testing.assert_allclose(fd.grad(loss, argnums=1)(b, W),
+                               _central(lambda w: float(loss(b, w)), W), rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(fd.jit(fd.grad(loss))(b, W), fd.grad(loss)(b, W), rtol=1e-12)
+    H = fd.hessian(loss)(b, W)
+    np.testing.assert_allclose(H, np.array([_central(lambda v: fd.grad(loss)(v, W)[i], b)
+                                            for i in range(3)]), rtol=1e-5, atol=1e-8)
+
+
+def test_custom_linear_solve_by_the_tangent_rule_or_the_adjoint_system():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((4, 4))
+    A = A @ A.T + 4 * np.eye(4)
+    b = rng.standard_normal(4)
+
+    def cg(matvec, r):  # conjugate gradients: neither linear as a program nor transposable
+        x, p, res = fd.numpy.zeros_like(r), r, r
+        for _ in range(12):
+            Ap = matvec(p)
+            alpha = fd.numpy.dot(res, res) / fd.numpy.dot(p, Ap)
+            x, new = x + alpha * p, res - alpha * Ap
+            p, res = new + fd.numpy.dot(new, new) / fd.numpy.dot(res, res) * p, new
+        return x
+    exact = lambda A, b: lax.custom_linear_solve(  # noqa: E731
+        lambda v: A @ v, b, _linear_solve)  # solve with the matvec it is given
+    iterative = lambda A, b: lax.custom_linear_solve(lambda v: A @ v, b, cg,  # noqa: E731
+                                                     symmetric=True)
+    np.testing.assert_allclose(fd.jacfwd(exact, argnums=1)(A, b), np.linalg.inv(A), rtol=1e-10)
+    for solver in (exact, iterative):
+        loss = lambda A, b: fd.numpy.sum(solver(A, b) ** 2)  # noqa: E731
+        np.testing.assert_allclose(fd.grad(loss, argnums=1)(A, b),
+                                   _central(lambda v: float(loss(A, v)), b), rtol=1e-6)
+        np.testing.assert_allclose(fd.grad(loss)(A, b),
+                                   _central(lambda a: float(loss(a, b)), A), rtol=1e-5, atol=1e-9)
