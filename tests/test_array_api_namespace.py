@@ -154,12 +154,17 @@ print("ok")
 """
 
 
+def run_with_the_array_api(code: str) -> None:
+    """Run ``code`` in a fresh process with SCIPY_ARRAY_API=1; it must print ok."""
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
 def test_scipy_array_api_functions_trace_unmodified():
     pytest.importorskip("scipy")
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    done = subprocess.run([sys.executable, "-c", SCIPY_CHECKS], capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+    run_with_the_array_api(SCIPY_CHECKS)
 
 
 SKLEARN_CHECKS = """
@@ -203,7 +208,4 @@ print("ok")
 
 def test_scikit_learn_with_array_api_dispatch():
     pytest.importorskip("sklearn")
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    done = subprocess.run([sys.executable, "-c", SKLEARN_CHECKS], capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+    run_with_the_array_api(SKLEARN_CHECKS)

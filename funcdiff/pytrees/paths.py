@@ -21,9 +21,29 @@ from typing import Any
 from funcdiff.pytrees.registry import LEAF, NAMEDTUPLE, IsLeaf, flatten_into, kind_of
 
 
-class SequenceKey:
+class PathKey:
+    """One step of a key path; subclasses name their one field (``FIELD``) and spell it."""
+
+    __slots__ = ()
+    FIELD = ""
+
+    def value(self) -> Any:
+        return getattr(self, self.FIELD)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.FIELD}={self.value()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.value() == self.value()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.value()))
+
+
+class SequenceKey(PathKey):
     """The ``idx``-th item of a tuple or list."""
     __slots__ = ("idx",)
+    FIELD = "idx"
 
     def __init__(self, idx: int):
         self.idx = idx
@@ -31,19 +51,11 @@ class SequenceKey:
     def __str__(self) -> str:
         return f"[{self.idx}]"
 
-    def __repr__(self) -> str:
-        return f"SequenceKey(idx={self.idx})"
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is SequenceKey and other.idx == self.idx
-
-    def __hash__(self) -> int:
-        return hash((SequenceKey, self.idx))
-
-
-class DictKey:
+class DictKey(PathKey):
     """The item of a dict under ``key``."""
     __slots__ = ("key",)
+    FIELD = "key"
 
     def __init__(self, key: Any):
         self.key = key
@@ -51,19 +63,11 @@ class DictKey:
     def __str__(self) -> str:
         return f"[{self.key!r}]"
 
-    def __repr__(self) -> str:
-        return f"DictKey(key={self.key!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DictKey and other.key == self.key
-
-    def __hash__(self) -> int:
-        return hash((DictKey, self.key))
-
-
-class GetAttrKey:
+class GetAttrKey(PathKey):
     """The attribute ``name`` of a namedtuple or dataclass."""
     __slots__ = ("name",)
+    FIELD = "name"
 
     def __init__(self, name: str):
         self.name = name
@@ -71,34 +75,17 @@ class GetAttrKey:
     def __str__(self) -> str:
         return f".{self.name}"
 
-    def __repr__(self) -> str:
-        return f"GetAttrKey(name={self.name!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is GetAttrKey and other.name == self.name
-
-    def __hash__(self) -> int:
-        return hash((GetAttrKey, self.name))
-
-
-class FlattenedIndexKey:
+class FlattenedIndexKey(PathKey):
     """The ``key``-th child of a custom registered node."""
     __slots__ = ("key",)
+    FIELD = "key"
 
     def __init__(self, key: int):
         self.key = key
 
     def __str__(self) -> str:
         return f"[<flat index {self.key}>]"
-
-    def __repr__(self) -> str:
-        return f"FlattenedIndexKey(key={self.key})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is FlattenedIndexKey and other.key == self.key
-
-    def __hash__(self) -> int:
-        return hash((FlattenedIndexKey, self.key))
 
 
 def child_keys(node: tuple) -> list:
