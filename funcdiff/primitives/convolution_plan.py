@@ -34,6 +34,12 @@ from numpy.lib.stride_tricks import sliding_window_view
 # A BLAS multiply-add costs about this many times less than moving one entry
 # through memory; it weighs the routes' flops against their buffers.
 _FLOPS_PER_ENTRY = 8
+# The entries of a patch or product block worked on at once: 1 MiB of
+# float64, so that it is still in cache when it is read back.
+_CHUNK_ENTRIES = 2 ** 17
+# Patches as columns take one matrix product per batch member, which pays for
+# its call only with at least this many output positions.
+_MIN_COLUMNS = 256
 
 
 class ConvPlan:
@@ -41,7 +47,8 @@ class ConvPlan:
 
     __slots__ = ("route", "lhs_spec", "rhs_spec", "out_inverse", "n", "c", "o", "i", "groups",
                  "batch_groups", "spatial", "kernel", "out_spatial", "pad_shape", "pad_src",
-                 "pad_dst", "window", "window_index", "offsets", "dtype")
+                 "pad_dst", "window", "window_index", "positions_last", "offsets", "chunk",
+                 "dtype")
 
 
 def output_spatial(in_spatial, kernel, window_strides, padding, lhs_dilation, rhs_dilation):
@@ -107,6 +114,11 @@ def placement(spatial, padding, dilation):
 
 def _plan_gather(p, window_strides, padding, lhs_dilation, rhs_dilation):
     p.pad_shape, p.pad_src, p.pad_dst = placement(p.spatial, padding, lhs_dilation)
+    p.positions_last = math.prod(p.out_spatial) >= max(math.prod(p.kernel), _MIN_COLUMNS)
+    # Chunks of batch members (patches as columns) or of features (as rows).
+    block = p.batch_groups * p.c if p.positions_last else p.n
+    p.chunk = max(1, _CHUNK_ENTRIES // max(block * math.prod(p.kernel)
+                                           * math.prod(p.out_spatial), 1))
     p.window = tuple((k - 1) * rd + 1 for k, rd in zip(p.kernel, rhs_dilation))
     p.window_index = ((slice(None), slice(None))
                       + tuple(slice(0, (y - 1) * st + 1, st) for y, st in zip(p.out_spatial,
@@ -135,6 +147,8 @@ def _plan_scatter(p, window_strides, padding, lhs_dilation, rhs_dilation):
             continue  # this offset reaches no output position
         offsets.append((k, tuple(c[0] for c in chosen), tuple(c[1] for c in chosen)))
     p.offsets = tuple(offsets)
+    per_member = p.o * math.prod(p.kernel) * math.prod(p.spatial)
+    p.chunk = max(1, _CHUNK_ENTRIES // max(per_member, 1))
 
 
 def _as_slices(pairs):
@@ -169,14 +183,36 @@ def _gather(p, x, w):
     # windows: (N, C, *Y, *K) -> (bg, n, g, i, *Y, *K)
     windows = windows.reshape((bg, n_out, g, p.i) + p.out_spatial + p.kernel)
     ys, ks = tuple(range(4, 4 + nd)), tuple(range(4 + nd, 4 + 2 * nd))
-    w = w.reshape(bg, g, oq, p.i * kp)
-    # Patches as rows (position, feature x offset): copying the windows in this
-    # order runs along the input's rows, several times faster than (offset, position).
-    cols = windows.transpose((0, 1, 2) + ys + (3,) + ks).reshape(bg, n_out, g, p_out, p.i * kp)
-    if bg == 1 and g == 1:  # one matrix product
-        out = np.dot(cols.reshape(n_out * p_out, p.i * kp), w[0, 0].T)
+    if p.positions_last:
+        w = w.reshape(bg, g, oq, p.i * kp)
+        # Patches as columns (feature x offset, position): each copied run is a
+        # window's row of the input, and each group's product w @ cols lands in
+        # the canonical (batch, feature, position) layout with no transpose.
+        # Batch members go a cache-sized chunk at a time, so the patches a
+        # product reads were just written.
+        out = np.empty((n_out, bg, g, oq, p_out), p.dtype)
+        for start in range(0, n_out, p.chunk):
+            part = slice(start, start + p.chunk)
+            cols = windows[:, part].transpose((0, 1, 2, 3) + ks + ys)
+            cols = cols.reshape(bg, -1, g, p.i * kp, p_out)
+            if bg == 1 and g == 1:
+                np.matmul(w[0, 0], cols[0, :, 0], out=out[part, 0, 0])
+            else:
+                out[part] = np.matmul(w[:, None], cols).transpose(1, 0, 2, 3, 4)
+        return out.reshape((n_out, p.o) + p.out_spatial)
+    # Few positions, large windows (a kernel gradient): patches as rows
+    # (position, feature x offset), the long contraction running along the input's rows.
+    ys_first = (0, 1, 2) + ys + (3,) + ks
+    if bg == 1 and g == 1:  # one matrix product, accumulated over chunks of features
+        out = np.zeros((n_out * p_out, p.o), p.dtype)
+        for start in range(0, p.i, p.chunk):
+            part = slice(start, start + p.chunk)
+            cols = windows[:, :, :, part].transpose(ys_first).reshape(n_out * p_out, -1)
+            out += cols @ w[:, part].reshape(p.o, -1).T
         return out.reshape((n_out,) + p.out_spatial + (p.o,)).transpose(
             (0, nd + 1) + tuple(range(1, nd + 1)))
+    cols = windows.transpose(ys_first).reshape(bg, n_out, g, p_out, p.i * kp)
+    w = w.reshape(bg, g, oq, p.i * kp)
     out = np.matmul(cols, w.transpose(0, 1, 3, 2)[:, None])  # (bg, n, g, P, oq)
     out = out.transpose(1, 0, 2, 4, 3)
     return out.reshape((n_out, p.o) + p.out_spatial)
@@ -189,11 +225,15 @@ def _scatter(p, x, w):
     kp, p_in = math.prod(p.kernel), math.prod(p.spatial)
     x = x.reshape(bg, n_out, g, p.i, p_in)
     w = w.reshape((bg, g, oq, p.i, kp)).transpose(0, 1, 2, 4, 3).reshape(bg, 1, g, oq * kp, p.i)
-    products = np.matmul(w, x).reshape((bg, n_out, g, oq) + p.kernel + p.spatial)
     out = np.zeros((bg, n_out, g, oq) + p.out_spatial, p.dtype)
     lead = (slice(None),) * 4
-    for k, ys, xs in p.offsets:
-        out[lead + ys] += products[lead + k + xs]
-    del products
+    # A cache-sized chunk of batch members at a time: the block of products is
+    # added into the output while it is still in cache.
+    for start in range(0, n_out, p.chunk):
+        part = slice(start, start + p.chunk)
+        products = np.matmul(w, x[:, part]).reshape((bg, -1, g, oq) + p.kernel + p.spatial)
+        chunk_out = out[:, part]
+        for k, ys, xs in p.offsets:
+            chunk_out[lead + ys] += products[lead + k + xs]
     out = out.transpose(1, 0, 2, 3, *range(4, 4 + nd)) if bg > 1 else out[0]
     return out.reshape((n_out, p.o) + p.out_spatial)
