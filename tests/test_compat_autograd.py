@@ -211,3 +211,60 @@ def test_rnn_and_gaussian_process_and_black_box_vi():
         return -(np.mean(log_density) + np.sum(log_std))
     q = onp.array([0.5, -0.5, -1.0, 0.2])
     onp.testing.assert_allclose(grad(elbo)(q), central(elbo, q), rtol=1e-6)
+
+
+def test_more_classic_programs():
+    rs = npr.RandomState(3)
+    # tanh's derivatives by repeated elementwise_grad (autograd's tanh example)
+    x = onp.linspace(-2, 2, 7)
+    d1, d2 = elementwise_grad(np.tanh), elementwise_grad(elementwise_grad(np.tanh))
+    onp.testing.assert_allclose(d1(x), 1 - onp.tanh(x) ** 2)
+    onp.testing.assert_allclose(d2(x), -2 * onp.tanh(x) * (1 - onp.tanh(x) ** 2))
+
+    # sinusoid: the derivative of a Taylor-series sine is its cosine
+    def taylor_sin(t):
+        ans, term = t, t
+        for i in range(12):
+            term = -term * t ** 2 / ((2 * i + 3) * (2 * i + 2))
+            ans = ans + term
+        return ans
+    assert grad(taylor_sin)(0.7) == pytest.approx(onp.cos(0.7), rel=1e-10)
+
+    # negative binomial maximum likelihood: the gradient vanishes at the fit
+    data = rs.negative_binomial(5, 0.4, size=200).astype(float)
+    from funcdiff.compat.autograd.scipy.special import gammaln
+
+    def nll(params):
+        r, p = np.exp(params[0]), 1 / (1 + np.exp(-params[1]))
+        return -np.sum(gammaln(data + r) - gammaln(r) + r * np.log(p) + data * np.log1p(-p))
+    params = onp.array([1.0, 0.0])
+    for _ in range(200):
+        params = params - 0.002 * grad(nll)(params) / len(data) * 10
+    onp.testing.assert_allclose(grad(nll)(params), central(nll, params), rtol=1e-5, atol=1e-6)
+
+    # a Gaussian mixture's log-likelihood through logsumexp
+    from funcdiff.compat.autograd.scipy.special import logsumexp
+    points = rs.randn(30, 2)
+
+    def mixture_ll(means):
+        means = means.reshape(3, 2)
+        sq = np.sum((points[:, None, :] - means[None]) ** 2, axis=2)
+        return np.sum(logsumexp(-0.5 * sq, axis=1))
+    m = rs.randn(6)
+    onp.testing.assert_allclose(grad(mixture_ll)(m), central(mixture_ll, m), rtol=1e-6)
+
+    # a Hessian-vector product and natural-gradient style solve
+    def quad(w):
+        return 0.5 * np.dot(w, np.dot(onp.diag([1.0, 2.0, 3.0]), w)) + np.sum(np.sin(w))
+    hvp, g = make_hvp(quad)(X)
+    onp.testing.assert_allclose(hvp(onp.ones(3)), onp.array([1.0, 2.0, 3.0]) - onp.sin(X))
+
+    # a tiny convnet layer by einsum over shifted windows
+    image, kernel = rs.randn(6, 6), rs.randn(3, 3)
+
+    def conv_loss(k):
+        patches = onp.stack([image[i:i + 4, j:j + 4] for i in range(3) for j in range(3)])
+        return np.sum(np.tanh(np.einsum("pij,p->ij", patches, np.ravel(k))) ** 2)
+    onp.testing.assert_allclose(grad(conv_loss)(kernel).ravel(),
+                                central(lambda k: conv_loss(k.reshape(3, 3)), kernel.ravel()),
+                                rtol=1e-5, atol=1e-9)
