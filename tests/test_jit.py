@@ -146,6 +146,8 @@ def _while(x):
 _X3, _X23, _IDX = RNG.standard_normal(3), RNG.standard_normal((2, 3)), np.array([2, 0, 2])
 _A, _B = _spd(3), RNG.standard_normal((3, 2))
 _inner = fd.jit(lambda x: fnp.sin(x) * 2.0)
+_X01 = np.array([0.3, 0.6, 0.9])
+_sps = fd.scipy.special
 
 EXTRA = [  # (id, function, args) for the primitives the family tables do not reach
     ("gather", lambda x: ix.gather(x, _IDX, axis=0), (_X3,)),
@@ -195,6 +197,15 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
                                          lax.reduce_window_max(x, (1, 1, 2, 2), (1, 1, 2, 2)),
                                          lax.reduce_window_min(x, (1, 1, 2, 1))],
      (RNG.standard_normal((2, 3, 4, 4)), RNG.standard_normal((2, 3, 3, 3)))),
+    ("scipy.special-bessel", lambda x: [
+        f(x) for f in (_sps.j0, _sps.j1, _sps.y0, _sps.y1, _sps.i0e, _sps.i1e)] + [
+        f(1.5, x) for f in (_sps.jv, _sps.yv, _sps.iv, _sps.ive, _sps.kv, _sps.kve)] + [
+        _sps.yn(2, x)], (_X01,)),
+    ("scipy.special-integrals", lambda x: [
+        f(x) for f in (_sps.expi, _sps.exp1, _sps.spence, _sps.erfcinv, _sps.rgamma,
+                       _sps.gammasgn, _sps.zeta)] + [
+        _sps.multigammaln(x + 1.0, 2), _sps.zeta(2.0, x), _sps.gammainc(2.0, x),
+        _sps.gammaincc(2.0, x), _sps.betainc(2.0, 3.0, x)], (_X01,)),
 ]
 
 

@@ -682,6 +682,8 @@ EXAMPLES = {  # primitive name -> (operands, params)
     **{n: ((np.array([0, 4, -6, 9]), np.array([3, 6, 4, 0])), {}) for n in ("gcd", "lcm")},
     "bessel_i1": ((A,), {}),
     "bessel_i": ((A,), {"order": 2}),
+    "bessel_j1": ((A,), {}),
+    "bessel_i1e": ((A,), {}),
     "debug_print": ((A,), {"fmt": "{}", "tree": fd.tree_util.tree_structure(((0,), {}))}),
 }
 KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1

@@ -27,8 +27,13 @@ sign a zero derivative.
 The functions live in private modules by concept, and are re-exported here:
 ``_special_erf`` (error function and normal distribution), ``_special_gamma``
 (gamma function and its relatives), ``_special_xlogy`` (x log y and entropy),
-``_special_logsumexp`` (logistic function, logsumexp, softmax, log_softmax) and
-``_special_util`` (argument promotion).
+``_special_logsumexp`` (logistic function, logsumexp, softmax, log_softmax),
+``_special_util`` (argument promotion), and three whose values are scipy.special's
+own, bit for bit, with funcdiff's derivative rules (scipy is imported at the first
+call, so ``import funcdiff`` does not need it): ``_special_bessel`` (j0 ... kve,
+derivatives in x at a static order), ``_special_integrals`` (expi, exp1, spence,
+zeta, gammainc, gammaincc, betainc) and ``_special_relatives`` (rgamma, gammasgn,
+multigammaln, erfcinv).
 """
 
 from __future__ import annotations
@@ -43,11 +48,21 @@ from funcdiff.scipy._special_xlogy import entr, xlog1py, xlogy  # noqa: F401  re
 from funcdiff.scipy._special_logsumexp import (  # noqa: F401  re-exported
     _log_softmax, _max_shift, _softmax, _softplus, expit, log_expit, log_softmax, logit,
     logsumexp, softmax)
+from funcdiff.scipy._special_bessel import (  # noqa: F401  re-exported
+    i0e, i1e, iv, ive, j0, j1, jn, jv, kv, kve, y0, y1, yn, yv)
+from funcdiff.scipy._special_integrals import (  # noqa: F401  re-exported
+    betainc, exp1, expi, gammainc, gammaincc, spence, zeta)
+from funcdiff.scipy._special_relatives import (  # noqa: F401  re-exported
+    erfcinv, gammasgn, multigammaln, rgamma)
 
 __all__ = [
     "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit", "log_expit",
     "gammaln", "digamma", "psi", "polygamma", "gamma", "beta", "betaln", "xlogy", "xlog1py",
     "entr", "logsumexp", "softmax", "log_softmax",
+    # values from scipy.special itself (imported at first use), derivatives funcdiff's
+    "j0", "j1", "jn", "jv", "y0", "y1", "yn", "yv", "iv", "ive", "i0e", "i1e", "kv", "kve",
+    "expi", "exp1", "spence", "erfcinv", "rgamma", "gammasgn", "multigammaln", "zeta",
+    "gammainc", "gammaincc", "betainc",
 ]
 
 
