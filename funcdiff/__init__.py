@@ -12,13 +12,13 @@ from funcdiff.primitives import (convolution as _convolution,  # noqa: F401
                                  reductions as _reductions, sorting as _sorting,
                                  structural as _structural, windowed as _windowed)
 from funcdiff import tree_util
-from funcdiff.configuration import config
+from funcdiff.configuration import config, debug_infs, debug_nans
 from funcdiff.primitives.gradient_control import stop_gradient
 from funcdiff.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp,
                           vmap)
 from funcdiff.jacobians import elementwise_grad, hessian, hvp, jacfwd, jacobian, jacrev
 from funcdiff.compiler.jit import jit
-from funcdiff.errors import FunctionalDiffError
+from funcdiff.errors import FloatingPointCheckError, FunctionalDiffError
 from funcdiff.ir import ClosedJaxpr, Jaxpr, check_jaxpr, eval_jaxpr
 
 # funcdiff.numpy gives tracers numpy's operators and dispatch (np.sin(tracer) works);
@@ -39,7 +39,7 @@ __all__ = [
     "checkpoint_policies", "saved_residuals", "cost_analysis", "tree_util", "lax", "nn", "random",
     "numpy", "scipy", "test_util", "FunctionalDiffError", "Jaxpr", "ClosedJaxpr",
     "check_jaxpr", "eval_jaxpr", "eval_shape", "ShapeDtypeStruct", "Array", "block_until_ready",
-    "debug", "config",
+    "debug", "config", "debug_nans", "debug_infs", "FloatingPointCheckError",
 ]
 
 

@@ -26,7 +26,8 @@ import numpy as np
 from funcdiff import dtypes
 from funcdiff.roles import BROADCAST
 from funcdiff.errors import (ConcretizationError, DifferentiationError,
-                             FunctionalDiffError, InvalidArgumentError, TracerConversionError)
+                             FloatingPointCheckError, FunctionalDiffError, InvalidArgumentError,
+                             TracerConversionError)
 
 # ---------------------------------------------------------------------------
 # Abstract values
@@ -306,6 +307,8 @@ class EvalTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
+        if float_checks:
+            return checked_impl(primitive, tracers, params)
         return primitive.impl(*tracers, **params)
 
 
@@ -415,6 +418,8 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
             if isinstance(x, Tracer) and x._trace.main.level > top.level:
                 top = x._trace.main
         if top.level == 0:
+            if float_checks:  # fd.config's debug_nans / debug_infs
+                return checked_impl(primitive, args, params)
             return primitive.impl(*args, **params)
         if top is not trace_stack[-1]:  # an outer transform, or one that has returned
             level = top.level
@@ -638,6 +643,110 @@ def concrete_value(x: Any, operation: str) -> Any:
     if isinstance(x, Tracer):
         return x.to_concrete(operation)
     return x
+
+
+# ---------------------------------------------------------------------------
+# Floating-point checks: fd.config's debug_nans and debug_infs
+
+# Set by fd.config; read where impls run (bind's eager path; the tape picks its
+# checked trace when it starts), so that with both settings off nothing else is paid.
+float_checks = False  # debug_nans or debug_infs
+nans_checked = False
+infs_checked = False
+
+
+class FloatContext:
+    """What is being computed while a check runs: the backward pass of the forward
+    ``operation`` applied at ``line`` for a ``cotangent`` (a description), or, with
+    ``operation`` None, a staged equation replayed from ``line`` (jit's re-run)."""
+
+    __slots__ = ("operation", "line", "cotangent")
+
+    def __init__(self, operation: str | None, line: str, cotangent: str = ""):
+        self.operation = operation
+        self.line = line
+        self.cotangent = cotangent
+
+
+float_context: list[FloatContext] = []  # innermost last
+
+
+def _holds(x: Any, nan: bool, inf: bool) -> bool:
+    if isinstance(x, Tracer):
+        return False
+    if isinstance(x, float):  # Python floats and numpy float64 scalars
+        return (nan and math.isnan(x)) or (inf and math.isinf(x))
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype.kind not in "fc":
+        return False
+    return bool((nan and np.isnan(x).any()) or (inf and np.isinf(x).any()))
+
+
+def bad_floats(x: Any) -> bool:
+    """Whether the concrete value ``x`` holds a NaN (with debug_nans) or an inf (with
+    debug_infs); tracers and integer values never do."""
+    return _holds(x, nans_checked, infs_checked)
+
+
+def holds_inf(x: Any) -> bool:
+    """Whether the concrete value ``x`` holds an inf (said of a cotangent in messages)."""
+    return _holds(x, False, True)
+
+
+def describe_value(x: Any) -> str:
+    """``f64[3]``: the aval of ``x`` in short, for messages."""
+    try:
+        return get_aval(x).str_short()
+    except FunctionalDiffError:
+        return type(x).__name__
+
+
+def check_floats(primitive: Primitive | None, operands: Sequence[Any],
+                 outs: Sequence[Any]) -> None:
+    """Raise FloatingPointCheckError when one of ``outs`` holds a NaN (an inf) and none of
+    the ``operands`` does: a NaN passed through belongs to the operation that made it.
+    ``primitive`` None: ``outs`` are the cotangents of the current backward context."""
+    for o in outs:
+        if bad_floats(o):
+            if not any(bad_floats(a) for a in operands):
+                raise float_error(primitive, operands, outs)
+            return
+
+
+def checked_impl(primitive: Primitive, args: Sequence[Any], params: dict) -> Any:
+    """``primitive.impl`` with its outputs checked (bind's eager path while checks are on)."""
+    out = primitive.impl(*args, **params)
+    check_floats(primitive, args, out if primitive.multiple_results else (out,))
+    return out
+
+
+_CAUSES = {"NaN": "A NaN starts where an operation leaves its domain (log or sqrt of a "
+                  "negative number, 0/0, inf - inf, 0 * inf)",
+           "inf": "An inf starts at a division by zero, a log of 0 or an overflow "
+                  "(exp of a large number)"}
+
+
+def float_error(primitive: Primitive | None, operands: Sequence[Any],
+                outs: Sequence[Any]) -> FloatingPointCheckError:
+    kind = "NaN" if nans_checked and any(_holds(o, True, False) for o in outs) else "inf"
+    free = " and ".join(k for k, on in (("NaN", nans_checked), ("inf", infs_checked)) if on)
+    context = float_context[-1] if float_context else None
+    line = context.line if context is not None else user_frame()
+    if context is None or context.operation is None:
+        head = f"{primitive.name} produced {kind} at {line}"
+    elif context.cotangent:
+        inner = f" in {primitive.name}" if primitive is not None else ""
+        head = (f"in the backward pass, the derivative of {context.operation} (applied at "
+                f"{line}), given a cotangent {context.cotangent}, produced {kind}{inner}")
+    else:
+        head = (f"computing the derivative of {context.operation} (applied at {line}) for "
+                f"the backward pass, {primitive.name} produced {kind}")
+    setting = "debug_nans" if kind == "NaN" else "debug_infs"
+    return FloatingPointCheckError(
+        f"{setting}: {head}, from operands ({', '.join(map(describe_value, operands))}) "
+        f"free of {free}. {_CAUSES[kind]}: guard that operation's input (fnp.where on the "
+        "input, not only on the output). The check runs because "
+        f"fd.config.{setting} is True; fd.config.update({setting!r}, False) turns it off.")
 
 
 # ---------------------------------------------------------------------------

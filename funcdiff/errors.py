@@ -83,5 +83,11 @@ class ControlFlowTypeError(FunctionalDiffError, TypeError):
     """Branches or loop bodies of fd.lax control flow disagree on types or structure."""
 
 
+class FloatingPointCheckError(FunctionalDiffError, FloatingPointError):
+    """With ``fd.config`` ``debug_nans`` (or ``debug_infs``) on, an operation produced a
+    NaN (or an inf) from operands free of them; the message names the operation,
+    its operands and the user's source line."""
+
+
 class RetraceWarning(UserWarning):
     """A jitted function keeps being traced again for new argument shapes or dtypes."""

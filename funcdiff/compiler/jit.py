@@ -36,6 +36,7 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError, RetraceWa
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Jaxpr
+from funcdiff.remat.sources import eval_with_sources, stage_with_sources
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 logger = logging.getLogger("funcdiff")
@@ -271,22 +272,9 @@ class Jitted:
                            self._name, _describe_avals(avals), self.trace_count)
         self._note_retrace(in_tree, avals)
         out_info = OutInfo()
-
-        def f_flat(*leaves):
-            lock_arguments(leaves, f"jit({self._name})")
-            dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
-            it = iter(dyn_args)
-            full = [args[i] if i in static else next(it) for i in range(len(args))]
-            try:
-                out = self.f(*full, **dyn_kw, **static_kw)
-            except ValueError as e:
-                raise_conversion_cause(e)
-                raise
-            out_leaves, out_tree = tree_flatten(out)
-            out_info.tree, out_info.n = out_tree, len(out_leaves)
-            return [check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
         try:
-            closed = trace_to_jaxpr(f_flat, list(avals))
+            closed = trace_to_jaxpr(self._flat_function(args, static, static_kw, in_tree,
+                                                        out_info), list(avals))
         except ConcretizationError as e:
             raise ConcretizationError(
                 f"jit({self._name}) traced {self._name} at abstract arguments "
@@ -307,6 +295,44 @@ class Jitted:
             program = compiled(closed, self._name)
         return CacheEntry(closed, out_info.tree, program, closed_over)
 
+    def _flat_function(self, args, static, static_kw, in_tree, out_info) -> Callable:
+        """``f`` as a function of the dynamic leaves, returning its output leaves
+        (their structure goes to ``out_info``)."""
+        def f_flat(*leaves):
+            lock_arguments(leaves, f"jit({self._name})")
+            dyn_args, dyn_kw = tree_unflatten(in_tree, leaves)
+            it = iter(dyn_args)
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            try:
+                out = self.f(*full, **dyn_kw, **static_kw)
+            except ValueError as e:
+                raise_conversion_cause(e)
+                raise
+            out_leaves, out_tree = tree_flatten(out)
+            out_info.tree, out_info.n = out_tree, len(out_leaves)
+            return [check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
+        return f_flat
+
+    def _checked_call(self, args: tuple, kwargs: dict):
+        """``__call__`` while ``fd.config`` debug_nans or debug_infs is on: the compiled
+        program runs; when an output holds a NaN (an inf), ``f`` is traced again with
+        each equation's source line and the unoptimised program re-run eagerly with
+        the checks, so that the first equation making one raises, naming its line.
+        (When none does, the NaN came in with the arguments: the outputs return.)"""
+        entry, leaves = self._entry(args, kwargs)
+        if (entry.program is None or _core.dynamic[-1].level != 0
+                or any(isinstance(x, Tracer) for x in leaves)):
+            return entry.unflatten(_core.bind(call_p, *entry.closed_over, *leaves,
+                                              jaxpr=entry.jaxpr, name=self._name))
+        outs = entry.program(*leaves)
+        if any(_core.bad_floats(o) for o in outs):
+            static, _, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
+            _, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
+            f_flat = self._flat_function(args, static, static_kw, in_tree, OutInfo())
+            closed = stage_with_sources(f_flat, [get_aval(x) for x in leaves])
+            eval_with_sources(closed, leaves, check_floats=True)
+        return entry.unflatten(outs)
+
     def _fast_key(self, args: tuple):
         """(key, leaves) for the fast cache, or None where only the general path can
         tell (kwargs, tracers, unregistered containers, a first call)."""
@@ -325,6 +351,8 @@ class Jitted:
         return tuple(key), leaves  # (hashable unless a static value is not: callers check)
 
     def __call__(self, *args, **kwargs):
+        if _core.float_checks:  # fd.config's debug_nans / debug_infs
+            return self._checked_call(args, kwargs)
         if not kwargs and _core.dynamic[-1].level == 0:
             # the fast paths: a known signature of plain arrays runs its program directly
             if self._guard is not None:

@@ -52,13 +52,14 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from funcdiff import dtypes
+from funcdiff import core, dtypes
 from funcdiff.core import (Tracer, Trace, Zero, array_avals, dynamic, scalar_avals,
                            trace_stack, get_aval)
 from funcdiff.interpreters.linearize import linearize_flat
+from funcdiff.roles import MUL
 from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
-                                              ProductNode, PullbackNode)
+                                              OutputFactor, ProductNode, PullbackNode)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 
@@ -324,13 +325,83 @@ class TapeTrace(Trace):
         return wrapped
 
 
+class CheckedTapeTrace(TapeTrace):
+    """The tape while ``fd.config`` debug_nans or debug_infs is on (chosen when the tape
+    starts, so the ordinary tape pays nothing for the checks).
+
+    Each primitive's output is checked before it is recorded (its impl runs
+    once more for that; loops and branches are checked operation by operation
+    in their bodies instead), and what it records (its derivative's factors and
+    residuals) is computed in a ``FloatContext`` naming it and the user's line.
+    Its nodes become ``PullbackNode``s (``MultiOutputNode``s) whose pullbacks run
+    in that context and check the cotangents they give, so a NaN made in the
+    backward pass names the forward operation whose derivative made it."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive, args, params):
+        if primitive.tape_rule is not None:  # a loop or branch: its body's operations check
+            return super().process_primitive(primitive, args, params)
+        primals = [a.primal if type(a) is TapeTracer and a._trace is self else a
+                   for a in args]
+        line = core.user_frame()
+        if not any(isinstance(p, Tracer) for p in primals):
+            core.float_context.append(core.FloatContext(None, line))  # a forward NaN
+            try:
+                core.checked_impl(primitive, primals, params)
+            finally:
+                core.float_context.pop()
+        n_nodes = len(self.nodes)
+        core.float_context.append(core.FloatContext(primitive.name, line))
+        try:
+            out = super().process_primitive(primitive, args, params)
+        finally:
+            core.float_context.pop()
+        nodes = self.nodes
+        for i in range(n_nodes, len(nodes)):
+            nodes[i] = checked_node(nodes[i], primitive.name, line)
+        return out
+
+
+def checked_node(node, operation: str, line: str):
+    """``node`` as a node whose pullback runs in a ``FloatContext`` for ``operation``
+    applied at ``line`` and checks the cotangents it gives."""
+    kind = type(node)
+    if kind is FactorNode:
+        factor = node.factor
+
+        def pullback(ct):
+            d = factor.value() if type(factor) is OutputFactor else factor
+            return [ct if d is None else MUL.primitive.bind(ct, d)]
+        needed = [node.input_slot]
+    elif kind is ProductNode:
+        pullback, needed = node.pull_back, [node.x_slot, node.y_slot]
+    else:
+        pullback, needed = node.pullback, node.needed
+
+    def checked(ct):
+        cts = ct if type(ct) is list else [ct]
+        core.float_context.append(core.FloatContext(operation, line, ", ".join(
+            c.aval.str_short() if type(c) is Zero else core.describe_value(c)
+            + (" holding inf" if core.holds_inf(c) else "") for c in cts)))
+        try:
+            results = pullback(ct)
+            core.check_floats(None, cts, [c for c in results if c is not None])
+        finally:
+            core.float_context.pop()
+        return results
+    if kind is MultiOutputNode:
+        return MultiOutputNode(node.slot, needed, checked, node.out_avals)
+    return PullbackNode(node.slot, needed, checked)
+
+
 def recording() -> TapeTrace | None:
     """The tape when it is the only transform active, else None: a call of a
     custom rule (``custom_vjp``, ``custom_jvp``) can then record its node
     directly, without staging its function."""
     if len(trace_stack) == 2 and len(dynamic) == 1:
         main = trace_stack[-1]
-        if main.trace_type is TapeTrace:
+        if main.trace_type is TapeTrace or main.trace_type is CheckedTapeTrace:
             return main.trace
     return None
 
@@ -419,4 +490,5 @@ def pull_back_linear(cts, needed, lin):
     return [next(cts_in) if n else None for n in needed]
 
 
-__all__ = ["usable", "disabled", "recording", "pull_back_linear", "TapeTracer", "TapeTrace"]
+__all__ = ["usable", "disabled", "recording", "pull_back_linear", "TapeTracer", "TapeTrace",
+           "CheckedTapeTrace"]

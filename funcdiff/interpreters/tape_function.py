@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
-from funcdiff import roles
-from funcdiff import dtypes
+from funcdiff import core, dtypes, roles
 from funcdiff.core import Tracer, Zero, get_aval, new_main
-from funcdiff.interpreters.tape import TapeTrace, TapeTracer
+from funcdiff.interpreters.tape import CheckedTapeTrace, TapeTrace, TapeTracer
 from funcdiff.interpreters.tape_nodes import FactorNode, MultiOutputNode, OutputFactor, ProductNode
 from funcdiff.interpreters.transpose import add_cotangents
 
@@ -132,7 +131,7 @@ def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
     in_avals = [get_aval(p) for p in primals]
     if in_mask is None:
         in_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
-    with new_main(TapeTrace) as main:
+    with new_main(CheckedTapeTrace if core.float_checks else TapeTrace) as main:
         trace = main.trace
         ins = []
         in_slots = []

@@ -60,8 +60,12 @@ def with_sources(closed: ClosedJaxpr, like: ClosedJaxpr) -> ClosedJaxpr:
     return closed
 
 
-def eval_with_sources(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
-    """``eval_jaxpr`` that makes each equation's recorded line the current source."""
+def eval_with_sources(closed: ClosedJaxpr, args: Sequence[Any],
+                      check_floats: bool = False) -> list[Any]:
+    """``eval_jaxpr`` that makes each equation's recorded line the current source.
+
+    With ``check_floats`` (jit's re-run under ``fd.config`` debug_nans), the line
+    is also the one a ``FloatingPointCheckError`` from that equation names."""
     lines = _sources.get(closed)
     if not lines:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
@@ -75,11 +79,15 @@ def eval_with_sources(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         line = lines.get(id(eqn))
         if line is not None:
             _source_stack.append(line)
+            if check_floats:
+                core.float_context.append(core.FloatContext(None, line))
         try:
             outs = bind(eqn.primitive, *[read(a) for a in eqn.invars], **eqn.params)
         finally:
             if line is not None:
                 _source_stack.pop()
+                if check_floats:
+                    core.float_context.pop()
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, outs))
         else:
