@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.core import get_aval
+import funcdiff.numpy as fnp
 from funcdiff.numpy import _util
 from funcdiff.numpy import linalg as fla
 from funcdiff.numpy._linalg_core import (
@@ -35,7 +36,7 @@ from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import indexing, sorting, structural
 from funcdiff.primitives import linalg as pl
 from funcdiff.primitives.linalg import LinAlgError
-from funcdiff.errors import UnsupportedNumpyError
+from funcdiff.errors import InvalidArgumentError, UnsupportedNumpyError
 from funcdiff.primitives.linalg_common import (
     conj as _conj, cols as _cols, is_complex as _is_complex, mask as _mask, mH as _mH,
     mT as _mT, rows as _rows)
@@ -322,8 +323,255 @@ def eigh(a, lower=True, eigvals_only=False):
     return tuple(fla.eigh(a))
 
 
+# Structured matrices: gathers and concatenations of their inputs, so every
+# derivative is that of a gather (its transpose a scatter-add) and jit and vmap
+# need nothing new.
+
+def _last_axis_vector(x):
+    x = fnp.asarray(x)
+    if get_aval(x).ndim == 0:
+        x = fnp.reshape(x, (1,))
+    return x
+
+
+def toeplitz(c, r=None):
+    """Toeplitz matrix with first column ``c`` and first row ``r`` (scipy.linalg.toeplitz).
+
+    ``r`` defaults to ``conj(c)``; ``r[0]`` is ignored (the corner is ``c[0]``).
+    As SciPy's, n-d inputs are stacks of vectors along the last axis (their
+    leading axes broadcast). Differentiable in ``c`` and ``r``: entry ``(i, j)``
+    is a gather of ``c[i - j]`` or ``r[j - i]``.
+
+    Args:
+      c: array ``(..., m)`` (a scalar is a vector of one).
+      r: array ``(..., n)`` or ``None``.
+
+    Returns:
+      array ``(..., m, n)``.
+
+    >>> import numpy as np
+    >>> toeplitz(np.array([1., 2., 3.]), np.array([1., 4.]))
+    array([[1., 4.],
+           [2., 1.],
+           [3., 2.]])
+    """
+    c = _last_axis_vector(c)
+    r = _conj(c) if r is None else _last_axis_vector(r)
+    c, r = _util.promote("toeplitz", c, r)
+    m, n = get_aval(c).shape[-1], get_aval(r).shape[-1]
+    batch = np.broadcast_shapes(get_aval(c).shape[:-1], get_aval(r).shape[:-1])
+    c = fnp.broadcast_to(c, batch + (m,))
+    r = fnp.broadcast_to(r, batch + (n,))
+    vals = fnp.concatenate([fnp.flip(c, axis=-1), r[..., 1:]], axis=-1)
+    idx = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
+    return fnp.take(vals, idx, axis=-1)
+
+
+def circulant(c):
+    """Circulant matrix with first column ``c`` (scipy.linalg.circulant).
+
+    Entry ``(i, j)`` is ``c[(i - j) % n]``; n-d ``c`` is a stack of vectors
+    along the last axis, as in SciPy. Differentiable in ``c`` (a gather).
+
+    Args:
+      c: array ``(..., n)``.
+
+    Returns:
+      array ``(..., n, n)``.
+
+    >>> import numpy as np
+    >>> circulant(np.array([1., 2., 3.]))
+    array([[1., 3., 2.],
+           [2., 1., 3.],
+           [3., 2., 1.]])
+    """
+    c = _last_axis_vector(c)
+    n = get_aval(c).shape[-1]
+    idx = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+    return fnp.take(c, idx, axis=-1)
+
+
+def block_diag(*arrs):
+    """Block-diagonal matrix of the given blocks (scipy.linalg.block_diag).
+
+    Blocks are at most 2-D: a scalar is ``(1, 1)``, a vector of length ``n``
+    ``(1, n)``; with no blocks the result is ``(1, 0)``, as SciPy's. The dtype
+    is the blocks' common one. Differentiable in every block.
+
+    Raises:
+      InvalidArgumentError: a block with more than two dimensions.
+
+    >>> import numpy as np
+    >>> block_diag(np.array([[1., 2.]]), np.array(3.))
+    array([[1., 2., 0.],
+           [0., 0., 3.]])
+    """
+    if not arrs:
+        return np.zeros((1, 0))
+    blocks = []
+    for k, a in enumerate(arrs):
+        a = fnp.asarray(a)
+        ndim = get_aval(a).ndim
+        if ndim > 2:
+            raise InvalidArgumentError(
+                f"{_NAME}block_diag: block {k} has shape {get_aval(a).shape}, but blocks are "
+                "scalars, vectors or matrices. Reshape it to 2-D, or build a batch of "
+                "block-diagonal matrices with fd.vmap(block_diag).")
+        blocks.append(fnp.atleast_2d(a))
+    blocks = _util.promote("block_diag", *blocks) if len(blocks) > 1 else blocks
+    dtype = get_aval(blocks[0]).dtype
+    widths = [get_aval(b).shape[1] for b in blocks]
+    total = sum(widths)
+    rows, start = [], 0
+    for b, w in zip(blocks, widths):
+        h = get_aval(b).shape[0]
+        rows.append(fnp.concatenate([np.zeros((h, start), dtype), b,
+                                     np.zeros((h, total - start - w), dtype)], axis=1))
+        start += w
+    return fnp.concatenate(rows, axis=0)
+
+
+# Linear matrix equations, solved as dense systems: the solution is a composition
+# of gathers and ``solve``, so its derivative is solve's (dx = A⁻¹(db - dA x)) at
+# every order, and the cotangent of a packed operand is gathered back to its slots.
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` for banded ``a`` in LAPACK's band storage (scipy.linalg.solve_banded).
+
+    ``ab[u + i - j, j] == a[i, j]`` for the ``l`` sub- and ``u`` super-diagonals;
+    the other entries of ``ab`` are not read. ``a`` is formed densely and solved
+    by LU, so the values agree with SciPy's to rounding and the cost is that of
+    a dense solve. The derivative in ``b`` is ``a⁻¹ db``, in ``ab`` that of
+    ``solve`` at the band positions (entries outside the band get zero).
+
+    Args:
+      l_and_u: ``(l, u)``, the numbers of non-zero lower and upper diagonals.
+      ab: array ``(l + u + 1, n)``.
+      b: array ``(n,)`` or ``(n, k)``.
+
+    Returns:
+      ``x``, shaped like ``b``.
+
+    Raises:
+      InvalidArgumentError: ``ab`` has not ``l + u + 1`` rows, or ``b`` not ``n`` rows.
+      LinAlgError: ``a`` is singular.
+
+    >>> import numpy as np
+    >>> ab = np.array([[0., 1., 1.], [2., 2., 2.], [1., 1., 0.]])  # tridiagonal
+    >>> solve_banded((1, 1), ab, np.array([3., 4., 3.]))
+    array([1., 1., 1.])
+    """
+    name = _NAME + "solve_banded"
+    l, u = (int(v) for v in l_and_u)
+    ab, b = fnp.asarray(ab), fnp.asarray(b)
+    shape, bshape = get_aval(ab).shape, get_aval(b).shape
+    if l < 0 or u < 0 or len(shape) != 2 or shape[0] != l + u + 1:
+        raise InvalidArgumentError(
+            f"{name}: ab must be a matrix (l + u + 1, n) = ({l + u + 1}, n) for (l, u) = "
+            f"({l}, {u}) with l, u >= 0, got shape {shape}. Store diagonal k of a in row "
+            "u - k of ab, or pass the (l, u) that ab was packed for.")
+    n = shape[1]
+    if len(bshape) not in (1, 2) or bshape[0] != n:
+        raise InvalidArgumentError(
+            f"{name}: b must be (n,) or (n, k) with n = {n} (ab's columns), got shape "
+            f"{bshape}. Pass one right-hand side per column of b.")
+    ab, b = _util.promote_to_float("solve_banded", ab, b)
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    k = u + i - j
+    inside = (k >= 0) & (k <= l + u)
+    # a[i, j] = ab[u + i - j, j] inside the band, else the zero appended after ab's entries
+    idx = np.where(inside, k * n + j, (l + u + 1) * n)
+    flat = fnp.concatenate([fnp.reshape(ab, (-1,)), np.zeros(1, get_aval(ab).dtype)])
+    a = fnp.take(flat, idx)
+    return _solve_named(name, "the banded matrix a is singular", a, b)
+
+
+def _solve_named(name, problem, a, b):
+    """``solve(a, b)``, its singular-matrix error naming the public function (when the
+    solve runs eagerly; a jitted program reports solve's own message)."""
+    try:
+        return solve(a, b)
+    except LinAlgError as e:
+        raise LinAlgError(f"{name}: {problem}, so the system has no unique solution "
+                          "(scipy raises too). Check the inputs; regularise them "
+                          "(add a small multiple of the identity).") from e
+
+
+def _square(name, what, x):
+    shape = get_aval(x).shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise pl.SquareMatrixError(
+            f"{name}: {what} must be a square matrix, got shape {shape}. Pass an (n, n) "
+            "array; for a batch of equations use fd.vmap.")
+    return shape[0]
+
+
+def solve_sylvester(a, b, q):
+    """Solve the Sylvester equation ``a x + x b = q`` (scipy.linalg.solve_sylvester).
+
+    Solved as the linear system ``(a ⊗ I + I ⊗ bᵀ) vec(x) = vec(q)`` (row-major
+    ``vec``) of size ``n m``, exact and differentiable to any order: the
+    derivative solves another Sylvester equation, ``a dx + dx b = dq - da x - x db``.
+    The cost is ``O((n m)³)``, meant for small matrices (SciPy's Bartels-Stewart
+    is ``O(n³ + m³)``).
+
+    Args:
+      a: array ``(n, n)``.
+      b: array ``(m, m)``.
+      q: array ``(n, m)``.
+
+    Returns:
+      ``x``, ``(n, m)``.
+
+    Raises:
+      SquareMatrixError: ``a`` or ``b`` is not square.
+      InvalidArgumentError: ``q`` is not ``(n, m)``.
+      LinAlgError: ``a`` and ``-b`` share an eigenvalue (no unique solution).
+
+    >>> import numpy as np
+    >>> solve_sylvester(np.diag([1., 2.]), np.array([[3.]]), np.array([[4.], [10.]]))
+    array([[1.],
+           [2.]])
+    """
+    name = _NAME + "solve_sylvester"
+    a, b, q = fnp.asarray(a), fnp.asarray(b), fnp.asarray(q)
+    n, m = _square(name, "a", a), _square(name, "b", b)
+    if get_aval(q).shape != (n, m):
+        raise InvalidArgumentError(
+            f"{name}: q must be (n, m) = ({n}, {m}) for a ({n}, {n}) and b ({m}, {m}), got "
+            f"shape {get_aval(q).shape}. Check the order of the arguments (a, b, q).")
+    a, b, q = _util.promote_to_float("solve_sylvester", a, b, q)
+    dtype = get_aval(a).dtype
+    system = fnp.kron(a, np.eye(m, dtype=dtype)) + fnp.kron(np.eye(n, dtype=dtype), _mT(b))
+    x = _solve_named(name, "a and -b share an eigenvalue", system, fnp.reshape(q, (n * m,)))
+    return fnp.reshape(x, (n, m))
+
+
+def solve_continuous_lyapunov(a, q):
+    """Solve the continuous Lyapunov equation ``a x + x aᴴ = q``
+    (scipy.linalg.solve_continuous_lyapunov).
+
+    The Sylvester equation with ``b = aᴴ``; see ``solve_sylvester``.
+
+    Raises:
+      SquareMatrixError: ``a`` is not square.
+      InvalidArgumentError: ``q`` is not shaped like ``a``.
+      LinAlgError: ``a`` and ``-aᴴ`` share an eigenvalue.
+
+    >>> import numpy as np
+    >>> x = solve_continuous_lyapunov(np.array([[-1., 1.], [0., -2.]]), -np.eye(2))
+    >>> np.allclose(x, [[7/12, 1/12], [1/12, 1/4]])
+    True
+    """
+    a = fnp.asarray(a)
+    _square(_NAME + "solve_continuous_lyapunov", "a", a)
+    return solve_sylvester(a, _mH(a), q)
+
+
 __all__ = ["LinAlgError", "solve_triangular", "cho_factor", "cho_solve", "lu_factor",
-           "lu_solve", "lu", "expm", "expm_frechet", "inv", "det", "solve", "cholesky", "eigh"]
+           "lu_solve", "lu", "expm", "expm_frechet", "inv", "det", "solve", "cholesky", "eigh",
+           "toeplitz", "circulant", "block_diag", "solve_banded",
+           "solve_sylvester", "solve_continuous_lyapunov"]
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
