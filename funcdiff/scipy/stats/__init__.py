@@ -21,6 +21,8 @@ by Cholesky and solves the triangular system (``funcdiff.numpy.linalg`` and
 ``funcdiff.scipy.linalg``).
 """
 
-from funcdiff.scipy.stats import beta, gamma, multivariate_normal, norm, poisson, t
+from funcdiff.scipy.stats import (beta, cauchy, expon, gamma, laplace, logistic,
+                                 multivariate_normal, norm, poisson, t)
 
-__all__ = ["norm", "t", "gamma", "beta", "poisson", "multivariate_normal"]
+__all__ = ["norm", "t", "gamma", "beta", "poisson", "multivariate_normal", "expon", "laplace",
+           "cauchy", "logistic"]
