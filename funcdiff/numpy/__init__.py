@@ -27,7 +27,9 @@ histogramdd), ``_sets`` (union1d, intersect1d, setdiff1d, setxor1d), ``_unique_a
 corrcoef), ``_array_api`` (numpy 2's vecdot, matvec, vecmat,
 matrix_transpose, unstack and the static queries shape, ndim, size, ...),
 ``_functional`` (apply_along_axis, apply_over_axes, piecewise, fromfunction),
-``_windows`` (hamming, hanning, bartlett, blackman, kaiser), and ``_interop``
+``_windows`` (hamming, hanning, bartlett, blackman, kaiser), ``_index_expressions``
+(r_, c_), ``_complex_checks`` (iscomplex, isreal, real_if_close), ``_bit_packing``
+(packbits, unpackbits), and ``_interop``
 (tracer operators and numpy dispatch), plus numpy's constants, scalar types and
 dtype helpers re-exported as they are.
 """
@@ -118,6 +120,10 @@ from funcdiff.numpy._array_api import *  # noqa: F401,F403,E402
 from funcdiff.numpy._functional import *  # noqa: F401,F403,E402
 from funcdiff.numpy._windows import *  # noqa: F401,F403,E402
 from funcdiff.numpy._vectorize import *  # noqa: F401,F403,E402
+from funcdiff.numpy import _bit_packing, _complex_checks, _index_expressions  # noqa: E402
+from funcdiff.numpy._index_expressions import *  # noqa: F401,F403,E402
+from funcdiff.numpy._complex_checks import *  # noqa: F401,F403,E402
+from funcdiff.numpy._bit_packing import *  # noqa: F401,F403,E402
 
 # _interop gives tracers the array operators and numpy's dispatch protocols (the
 # only import-time side effect of this package); it must run after the names
@@ -132,12 +138,14 @@ _MODULES = (_arithmetic, _trigonometry, _rounding, _logic, _integers, _creation,
             _padding, _take_put, _indexing, _linalg_basic, _einsum, _sorting, _nonzero,
             _selection, _assembly, _index_arithmetic, _polynomial, _polynomial_fit,
             _polynomial_roots, _counting, _histograms, _sets, _unique_api, _calculus,
-            _statistics, _array_api, _functional, _windows, _vectorize)
+            _statistics, _array_api, _functional, _windows, _vectorize, _index_expressions,
+            _complex_checks, _bit_packing)
 __all__ = sorted(set(_NUMPY_OBJECTS).union(*(module.__all__ for module in _MODULES)))
 
 from funcdiff.numpy import linalg  # noqa: E402,F401
 from funcdiff.numpy import fft  # noqa: E402,F401
 from funcdiff.numpy import polynomial  # noqa: E402,F401
+from funcdiff.numpy import lib  # noqa: E402,F401
 from funcdiff.numpy import array_api  # noqa: E402  what a tracer's __array_namespace__ returns
 
 _interop.install_array_namespace(array_api)

@@ -98,7 +98,7 @@ NOT_DISPATCHED = frozenset({
 # numpy submodules whose functions dispatch to the funcdiff.numpy submodule of the same
 # name: numpy.linalg.X(tracer) runs funcdiff.numpy.linalg.X for every X the latter exports.
 # (Of numpy.polynomial.polynomial only polyval2d and polygrid2d dispatch at all.)
-SUBMODULES = ("linalg", "fft", "polynomial.polynomial")
+SUBMODULES = ("linalg", "fft", "polynomial.polynomial", "lib.stride_tricks")
 
 
 def build_tables() -> dict[str, Any]:

@@ -101,8 +101,11 @@ def array_api_route(filename: str, callers: tuple = ()) -> str:
 
 def array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
     """The tracer's ``__array__``: its value when that is a constant (an integer or
-    boolean value, or one that depends on no differentiated input), else an error."""
-    if self.carries_derivative():
+    boolean value, or one that depends on no differentiated input), else an error.
+    A cast to an integer or boolean dtype (``numpy.array(x, dtype=int)``) converts a
+    value that carries a derivative too, as that derivative is zero: nothing is cut."""
+    to_integers = dtype is not None and np.dtype(dtype).kind in "biu"
+    if self.carries_derivative() and not to_integers:
         raise TracerArrayConversionError(
             f"numpy tried to convert the traced value {self.aval.str_short()} into a "
             f"numpy.ndarray ({conversion_site()}) inside a funcdiff transform. The value "
@@ -118,7 +121,7 @@ def array(self: Tracer, dtype: Any = None, copy: Any = None) -> np.ndarray:
             f"numpy.ndarray ({conversion_site()}). This value is abstract: under jit or "
             "make_jaxpr (or per-member under vmap) it has a shape and a dtype but no numbers "
             "yet. Compute with funcdiff.numpy (fnp.array / fnp.stack build arrays from traced "
-            "values; fnp.take or x.at[] index with them), or make the argument static (jit's "
-            "static_argnums).") from None
+            "values; fnp.take or x.at[] index with them; fnp.array(x, dtype=int) casts), or "
+            "make the argument static (jit's static_argnums).") from None
     out = np.asarray(value, dtype)
     return out.copy() if copy and out is value else out
