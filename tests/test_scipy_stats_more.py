@@ -27,7 +27,7 @@ st = pytest.importorskip("scipy.stats")
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 CONTINUOUS = ("expon", "laplace", "cauchy", "logistic")
-ADDED = CONTINUOUS
+ADDED = CONTINUOUS + ("chi2",)
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 X = np.array([-np.inf, -800.0, -40.0, -3.0, -1.0, -1e-9, 0.0, 1e-9, 0.3, 1.0, 2.5, 40.0, 800.0,
               np.inf])
@@ -75,7 +75,25 @@ def _continuous_rows():
     return rows
 
 
+def _shaped_rows(dist, methods, shapes, points, rtol=1e-12):
+    """Rows of ``dist.method(points, *shape, loc, scale)`` for each shape tuple."""
+    rows = []
+    for method in methods:
+        ours, ref = getattr(getattr(T, dist), method), getattr(getattr(st, dist), method)
+        for shape in shapes:
+            for loc, scale in ((0.0, 1.0), (0.7, 2.5)):
+                args = (points, *shape, loc, scale)
+                rows.append(Grid(f"{dist}.{method}{list(shape)}[{loc},{scale}]",
+                                 lambda o=ours, a=args: o(*a), lambda r=ref, a=args: r(*a),
+                                 rtol))
+    return rows
+
+
+XPOS = np.array([-np.inf, -1.0, 0.0, 1e-9, 0.3, 0.7, 1.0, 2.5, 8.0, 40.0, np.inf])
+GAMMA_SHAPES = ((0.5,), (1.0,), (2.0,), (7.5,))
 GRID = _continuous_rows()
+GRID += _shaped_rows("gamma", METHODS, GAMMA_SHAPES, XPOS, 1e-11)
+GRID += _shaped_rows("chi2", METHODS, ((1.0,), (2.0,), (3.0,), (15.0,)), XPOS, 1e-11)
 
 
 @pytest.mark.parametrize("row", GRID, ids=[r.name for r in GRID])
@@ -113,6 +131,12 @@ DIFF += [Diff("expon.logpdf_positive", T.expon.logpdf, (U(1.5, 3), U(-0.5, 0.5),
 DIFF = [d for d in DIFF if not d.name.startswith("expon.") or d.name.endswith("_positive")]
 DIFF += [Diff(f"{dist}.ppf", getattr(T, dist).ppf, (U(0.2, 0.8),) + LOC_SCALE)
          for dist in CONTINUOUS]
+SHAPED_X = (U(1.0, 3.0), U(0.5, 3.0), U(-0.3, 0.3), U(0.8, 1.5))  # x, shape, loc, scale
+DIFF += [Diff(f"{dist}.{method}", getattr(getattr(T, dist), method), SHAPED_X)
+         for dist in ("gamma", "chi2") for method in ("logpdf", "pdf")]
+DIFF += [Diff(f"{dist}.{method}", lambda x, loc, scale, f=getattr(getattr(T, dist), method):
+              f(x, 2.5, loc, scale), SHAPED_X[:1] + SHAPED_X[2:])
+         for dist in ("gamma", "chi2") for method in ("cdf", "logcdf", "sf", "logsf")]
 DIFF_IDS = [d.name for d in DIFF]
 
 
@@ -183,3 +207,26 @@ def test_docstring_examples(name):
     result = doctest.testmod(module, extraglobs={"np": np}, report=True,
                              optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("f, argnum, argument", [
+    (T.gamma.cdf, 1, "a"), (T.gamma.logsf, 1, "a"), (T.chi2.cdf, 1, "df"),
+    (T.chi2.logcdf, 1, "df"), (T.chi2.sf, 1, "df"),
+])
+def test_missing_derivatives_are_refused_by_name(f, argnum, argument):
+    args = [1.5, 2.5, 0.0, 1.0]
+    for transform in (lambda g: fd.grad(g, argnums=argnum),
+                      lambda g: fd.jacfwd(g, argnums=argnum)):
+        with pytest.raises(DifferentiationError, match=f"argument {argument}\\b"):
+            transform(f)(*args)
+    g = fd.grad(lambda *a: f(*a[:argnum], fd.stop_gradient(a[argnum]), *a[argnum + 1:]),
+                argnums=(0, argnum))
+    assert float(g(*args)[1]) == 0.0  # with stop_gradient: the others only
+
+
+def test_shape_derivative_of_the_density_matches_finite_differences():
+    """d/da of gamma.logpdf and d/ddf of chi2.logpdf: central differences."""
+    for f, shape in ((T.gamma.logpdf, 2.5), (T.chi2.logpdf, 3.0)):
+        h = 1e-6
+        fd_value = (f(1.7, shape + h) - f(1.7, shape - h)) / (2 * h)
+        np.testing.assert_allclose(fd.grad(f, argnums=1)(1.7, shape), fd_value, rtol=1e-7)

@@ -87,3 +87,15 @@ def no_derivative(x, function: str, argument: str, reason: str = COUNTS):
     """``x`` unchanged; a derivative with respect to it raises a DifferentiationError
     naming ``argument`` of ``function`` and the ``reason``."""
     return bind(no_derivative_p, x, function=function, argument=argument, reason=reason)
+
+
+def log_probability(p, complement):
+    """``log(p)`` given p and its complement ``1 - p`` computed separately: log(p) up
+    to 1/2, log1p(-complement) above, so neither loses digits; -inf (with a zero
+    derivative) where p is 0."""
+    half = _c(p, 0.5)
+    positive = ew.gt(p, _c(p, 0))
+    small = ew.le(p, half)
+    value = ew.select(small, ew.log(ew.select(positive, p, half)),
+                      ew.log1p(ew.neg(ew.min(complement, half))))
+    return outside_support(positive, value)
