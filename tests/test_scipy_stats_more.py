@@ -27,7 +27,7 @@ st = pytest.importorskip("scipy.stats")
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 CONTINUOUS = ("expon", "laplace", "cauchy", "logistic")
-ADDED = CONTINUOUS + ("chi2",)
+ADDED = CONTINUOUS + ("chi2", "binom", "nbinom")
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 X = np.array([-np.inf, -800.0, -40.0, -3.0, -1.0, -1e-9, 0.0, 1e-9, 0.3, 1.0, 2.5, 40.0, 800.0,
               np.inf])
@@ -91,7 +91,39 @@ def _shaped_rows(dist, methods, shapes, points, rtol=1e-12):
 
 XPOS = np.array([-np.inf, -1.0, 0.0, 1e-9, 0.3, 0.7, 1.0, 2.5, 8.0, 40.0, np.inf])
 GAMMA_SHAPES = ((0.5,), (1.0,), (2.0,), (7.5,))
+def _accurate_log(dist, method):
+    """scipy's discrete logcdf/logsf are log(cdf)/log(sf), which lose the digits of a
+    probability near 1; the reference is log(p) up to 1/2 and log1p(-complement) above,
+    from scipy's cdf and sf."""
+    first, second = ("cdf", "sf") if method == "logcdf" else ("sf", "cdf")
+    def ref(*args):
+        p, q = getattr(st, dist).__getattribute__(first)(*args), getattr(st, dist).__getattribute__(second)(*args)
+        with np.errstate(divide="ignore"):
+            return np.where(p <= 0.5, np.log(p), np.log1p(-q))
+    return ref
+
+
+def _discrete_rows(dist, shapes, points, rtol=1e-12):
+    rows = []
+    for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
+        ours = getattr(getattr(T, dist), method)
+        ref = _accurate_log(dist, method) if method.startswith("log") and method != "logpmf" \
+            else getattr(getattr(st, dist), method)
+        for shape in shapes:
+            for loc in (0, 2):
+                args = (points, *shape, loc)
+                rows.append(Grid(f"{dist}.{method}{list(shape)}[{loc}]",
+                                 lambda o=ours, a=args: o(*a), lambda r=ref, a=args: r(*a),
+                                 rtol))
+    return rows
+
+
+K = np.array([-3.0, -1.0, 0.0, 1.0, 2.0, 2.5, 3.0, 5.0, 8.0, 20.0, 60.0])
 GRID = _continuous_rows()
+GRID += _discrete_rows("poisson", ((0.0,), (0.3,), (2.0,), (12.5,)), K, 1e-11)
+GRID += _discrete_rows("binom", ((0, 0.3), (1, 0.5), (5, 0.0), (5, 1.0), (8, 0.3), (20, 0.05)),
+                       K, 1e-11)
+GRID += _discrete_rows("nbinom", ((1.0, 1.0), (2.0, 0.5), (0.7, 0.2), (6.5, 0.9)), K, 1e-11)
 GRID += _shaped_rows("gamma", METHODS, GAMMA_SHAPES, XPOS, 1e-11)
 GRID += _shaped_rows("chi2", METHODS, ((1.0,), (2.0,), (3.0,), (15.0,)), XPOS, 1e-11)
 
@@ -137,6 +169,19 @@ DIFF += [Diff(f"{dist}.{method}", getattr(getattr(T, dist), method), SHAPED_X)
 DIFF += [Diff(f"{dist}.{method}", lambda x, loc, scale, f=getattr(getattr(T, dist), method):
               f(x, 2.5, loc, scale), SHAPED_X[:1] + SHAPED_X[2:])
          for dist in ("gamma", "chi2") for method in ("cdf", "logcdf", "sf", "logsf")]
+KS = np.array([0.0, 1.0, 3.0, 6.0])
+for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
+    DIFF += [
+        Diff(f"poisson.{method}", lambda mu, f=getattr(T.poisson, method): f(KS, mu),
+             (U(0.5, 5),)),
+        Diff(f"binom.{method}", lambda p, f=getattr(T.binom, method): f(KS, 7, p),
+             (U(0.2, 0.8),)),
+        Diff(f"nbinom.{method}", lambda p, f=getattr(T.nbinom, method): f(KS, 2.5, p),
+             (U(0.2, 0.8),)),
+    ]
+DIFF += [Diff("nbinom.logpmf_in_n", lambda n, p: T.nbinom.logpmf(KS, n, p),
+              (U(0.5, 4), U(0.2, 0.8))),
+         Diff("nbinom.pmf_in_n", lambda n, p: T.nbinom.pmf(KS, n, p), (U(0.5, 4), U(0.2, 0.8)))]
 DIFF_IDS = [d.name for d in DIFF]
 
 
@@ -212,16 +257,23 @@ def test_docstring_examples(name):
 @pytest.mark.parametrize("f, argnum, argument", [
     (T.gamma.cdf, 1, "a"), (T.gamma.logsf, 1, "a"), (T.chi2.cdf, 1, "df"),
     (T.chi2.logcdf, 1, "df"), (T.chi2.sf, 1, "df"),
+    (T.poisson.logpmf, 0, "k"), (T.poisson.pmf, 0, "k"), (T.poisson.cdf, 0, "k"),
+    (T.poisson.logsf, 0, "k"), (T.binom.logpmf, 0, "k"), (T.binom.logpmf, 1, "n"),
+    (T.binom.cdf, 0, "k"), (T.binom.sf, 1, "n"), (T.binom.logcdf, 1, "n"),
+    (T.nbinom.logpmf, 0, "k"), (T.nbinom.cdf, 0, "k"), (T.nbinom.cdf, 1, "n"),
+    (T.nbinom.logsf, 1, "n"),
 ])
 def test_missing_derivatives_are_refused_by_name(f, argnum, argument):
-    args = [1.5, 2.5, 0.0, 1.0]
+    dist = f.__module__.rsplit(".", 1)[1]
+    args, other = {"poisson": ([2.0, 1.5, 0.0], 1), "binom": ([2.0, 5.0, 0.3, 0.0], 2),
+                   "nbinom": ([2.0, 5.0, 0.3, 0.0], 2)}.get(dist, ([1.5, 2.5, 0.0, 1.0], 0))
     for transform in (lambda g: fd.grad(g, argnums=argnum),
                       lambda g: fd.jacfwd(g, argnums=argnum)):
         with pytest.raises(DifferentiationError, match=f"argument {argument}\\b"):
             transform(f)(*args)
-    g = fd.grad(lambda *a: f(*a[:argnum], fd.stop_gradient(a[argnum]), *a[argnum + 1:]),
-                argnums=(0, argnum))
-    assert float(g(*args)[1]) == 0.0  # with stop_gradient: the others only
+    stopped = lambda *a: f(*a[:argnum], fd.stop_gradient(a[argnum]), *a[argnum + 1:])  # noqa
+    g = fd.grad(stopped, argnums=(other, argnum))(*args)
+    assert float(g[1]) == 0.0 and float(g[0]) != 0.0  # with stop_gradient: the others only
 
 
 def test_shape_derivative_of_the_density_matches_finite_differences():

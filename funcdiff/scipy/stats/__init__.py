@@ -21,8 +21,8 @@ by Cholesky and solves the triangular system (``funcdiff.numpy.linalg`` and
 ``funcdiff.scipy.linalg``).
 """
 
-from funcdiff.scipy.stats import (beta, cauchy, chi2, expon, gamma, laplace, logistic,
-                                 multivariate_normal, norm, poisson, t)
+from funcdiff.scipy.stats import (beta, binom, cauchy, chi2, expon, gamma, laplace, logistic,
+                                 multivariate_normal, nbinom, norm, poisson, t)
 
 __all__ = ["norm", "t", "gamma", "beta", "poisson", "multivariate_normal", "expon", "laplace",
-           "cauchy", "logistic", "chi2"]
+           "cauchy", "logistic", "chi2", "binom", "nbinom"]

@@ -1,5 +1,9 @@
 """The Poisson distribution with mean ``mu`` (``scipy.stats.poisson``).
 
+Differentiable in ``mu`` (the cdf and sf through the incomplete gamma
+functions, in their x); the count ``k`` has no derivative, and asking for one
+raises a DifferentiationError naming ``k``.
+
 >>> from funcdiff.scipy.stats import poisson
 >>> round(float(poisson.logpmf(0, 2.0)), 12)
 -2.0
@@ -10,9 +14,10 @@ from __future__ import annotations
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
-from funcdiff.scipy.stats._support import finish, outside_support
+from funcdiff.scipy.stats._support import (finish, log_probability, no_derivative,
+                                           outside_support, safe)
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpmf(k, mu, loc=0):
@@ -21,13 +26,16 @@ def logpmf(k, mu, loc=0):
     -inf where ``k - loc`` is negative or not an integer; ``k`` may be an
     integer or a float array and is never differentiated.
 
+    Raises:
+      DifferentiationError: for a derivative with respect to k.
+
     >>> import funcdiff as fd
     >>> from funcdiff.scipy.stats import poisson
     >>> float(fd.grad(poisson.logpmf, argnums=1)(3, 2.0))  # k / mu - 1
     0.5
     """
     k, mu, loc = _floats("funcdiff.scipy.stats.poisson.logpmf", k, mu, loc)
-    k = ew.sub(k, loc)
+    k = no_derivative(ew.sub(k, loc), "funcdiff.scipy.stats.poisson.logpmf", "k")
     inside = ew.and_(ew.ge(k, _c(k, 0)), ew.eq(k, ew.floor(k)))
     k = ew.select(inside, k, _c(k, 0))
     value = ew.sub(ew.sub(special.xlogy(k, mu), ew.lgamma(ew.add(k, _c(k, 1)))), mu)
@@ -41,6 +49,57 @@ def pmf(k, mu, loc=0):
     0.270670566473
     """
     return finish(ew.exp(logpmf(k, mu, loc)))
+
+
+def _count(name, k, mu, loc):
+    """floor(k - loc), a safe stand-in 0 where it is negative, and where it is not."""
+    name = f"funcdiff.scipy.stats.poisson.{name}"
+    k, mu, loc = _floats(name, k, mu, loc)
+    k = ew.floor(no_derivative(ew.sub(k, loc), name, "k"))
+    inside = ew.ge(k, _c(k, 0))
+    return safe(inside, k, 0.0), mu, inside
+
+
+def cdf(k, mu, loc=0):
+    """The probability of at most ``k - loc`` events, ``gammaincc(floor(k - loc) + 1, mu)``.
+
+    >>> import funcdiff as fd
+    >>> from funcdiff.scipy.stats import poisson
+    >>> round(float(poisson.cdf(1, 2.0)), 12)  # 3 e^-2
+    0.40600584971
+    >>> round(float(fd.grad(poisson.cdf, argnums=1)(1, 2.0)), 12)  # -pmf(1)
+    -0.270670566473
+    """
+    k, mu, inside = _count("cdf", k, mu, loc)
+    return finish(ew.select(inside, special.gammaincc(ew.add(k, _c(k, 1)), mu), _c(mu, 0)))
+
+def logcdf(k, mu, loc=0):
+    """Log of the cdf (-inf below 0).
+
+    >>> from funcdiff.scipy.stats import poisson
+    >>> float(poisson.logcdf(0, 2.0))
+    -2.0
+    """
+    return finish(log_probability(cdf(k, mu, loc), sf(k, mu, loc)))
+
+def sf(k, mu, loc=0):
+    """The probability of more than ``k - loc`` events, ``gammainc(floor(k - loc) + 1, mu)``.
+
+    >>> from funcdiff.scipy.stats import poisson
+    >>> round(float(poisson.sf(1, 2.0)), 12)
+    0.59399415029
+    """
+    k, mu, inside = _count("sf", k, mu, loc)
+    return finish(ew.select(inside, special.gammainc(ew.add(k, _c(k, 1)), mu), _c(mu, 1)))
+
+def logsf(k, mu, loc=0):
+    """Log of the survival function (0 below 0).
+
+    >>> from funcdiff.scipy.stats import poisson
+    >>> round(float(poisson.logsf(1, 2.0)), 12)
+    -0.520885807664
+    """
+    return finish(log_probability(sf(k, mu, loc), cdf(k, mu, loc)))
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
