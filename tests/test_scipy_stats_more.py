@@ -125,6 +125,9 @@ GRID += _discrete_rows("binom", ((0, 0.3), (1, 0.5), (5, 0.0), (5, 1.0), (8, 0.3
                        K, 1e-11)
 GRID += _discrete_rows("nbinom", ((1.0, 1.0), (2.0, 0.5), (0.7, 0.2), (6.5, 0.9)), K, 1e-11)
 GRID += _shaped_rows("gamma", METHODS, GAMMA_SHAPES, XPOS, 1e-11)
+XUNIT = np.array([-np.inf, -0.5, 0.0, 1e-9, 0.1, 0.3, 0.5, 0.9, 1 - 1e-9, 1.0, 2.0, np.inf])
+GRID += _shaped_rows("beta", ("cdf", "logcdf", "sf", "logsf"),
+                     ((0.5, 0.5), (1.0, 1.0), (2.0, 3.0), (7.5, 0.8)), XUNIT, 1e-11)
 GRID += _shaped_rows("chi2", METHODS, ((1.0,), (2.0,), (3.0,), (15.0,)), XPOS, 1e-11)
 
 
@@ -182,6 +185,9 @@ for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
 DIFF += [Diff("nbinom.logpmf_in_n", lambda n, p: T.nbinom.logpmf(KS, n, p),
               (U(0.5, 4), U(0.2, 0.8))),
          Diff("nbinom.pmf_in_n", lambda n, p: T.nbinom.pmf(KS, n, p), (U(0.5, 4), U(0.2, 0.8)))]
+DIFF += [Diff(f"beta.{method}", lambda x, loc, scale, f=getattr(T.beta, method):
+              f(x, 2.5, 1.5, loc, scale), (U(0.4, 0.6), U(-0.05, 0.05), U(0.95, 1.05)))
+         for method in ("cdf", "logcdf", "sf", "logsf")]
 DIFF_IDS = [d.name for d in DIFF]
 
 
@@ -257,6 +263,7 @@ def test_docstring_examples(name):
 @pytest.mark.parametrize("f, argnum, argument", [
     (T.gamma.cdf, 1, "a"), (T.gamma.logsf, 1, "a"), (T.chi2.cdf, 1, "df"),
     (T.chi2.logcdf, 1, "df"), (T.chi2.sf, 1, "df"),
+    (T.beta.cdf, 1, "a"), (T.beta.logsf, 2, "b"), (T.beta.sf, 2, "b"),
     (T.poisson.logpmf, 0, "k"), (T.poisson.pmf, 0, "k"), (T.poisson.cdf, 0, "k"),
     (T.poisson.logsf, 0, "k"), (T.binom.logpmf, 0, "k"), (T.binom.logpmf, 1, "n"),
     (T.binom.cdf, 0, "k"), (T.binom.sf, 1, "n"), (T.binom.logcdf, 1, "n"),
@@ -266,7 +273,8 @@ def test_docstring_examples(name):
 def test_missing_derivatives_are_refused_by_name(f, argnum, argument):
     dist = f.__module__.rsplit(".", 1)[1]
     args, other = {"poisson": ([2.0, 1.5, 0.0], 1), "binom": ([2.0, 5.0, 0.3, 0.0], 2),
-                   "nbinom": ([2.0, 5.0, 0.3, 0.0], 2)}.get(dist, ([1.5, 2.5, 0.0, 1.0], 0))
+                   "nbinom": ([2.0, 5.0, 0.3, 0.0], 2),
+                   "beta": ([0.3, 2.0, 3.0], 0)}.get(dist, ([1.5, 2.5, 0.0, 1.0], 0))
     for transform in (lambda g: fd.grad(g, argnums=argnum),
                       lambda g: fd.jacfwd(g, argnums=argnum)):
         with pytest.raises(DifferentiationError, match=f"argument {argument}\\b"):
