@@ -1,4 +1,4 @@
-"""funcdiff.scipy.stats: log-densities of common distributions, differentiable in every mode.
+"""funcdiff.scipy.stats: densities, cdfs and quantiles of common distributions, differentiable.
 
 Each distribution is a module with scipy's method names and arguments
 (``norm.logpdf(x, loc=0, scale=1)``, ``gamma.logpdf(x, a, loc=0, scale=1)``,
@@ -14,6 +14,14 @@ Values outside a distribution's support are ``-inf`` (log-densities) or 0
 so their derivatives are exact zeros rather than NaN. Parameters are assumed
 valid (positive scales, shapes and degrees of freedom); scipy returns NaN for
 invalid parameters, funcdiff returns whatever the formula gives.
+
+The cdf and sf of gamma, chi2, beta, poisson, binom and nbinom are the
+regularized incomplete gamma and beta functions of ``funcdiff.scipy.special``,
+differentiable in their x only: derivatives in x, loc, scale and p are exact,
+and one in a shape that enters them (gamma's ``a``, chi2's ``df``, beta's ``a``
+and ``b``, nbinom's ``n``) raises a DifferentiationError naming it, as does one
+in a count (``k``, binom's ``n``). Log-cdfs and log-sfs take ``log1p`` of the
+complement above 1/2, so they keep their digits near 0.
 
 ``norm.logcdf`` stays accurate and finite far into the left tail (it uses
 ``special.log_ndtr``). ``multivariate_normal.logpdf`` factors the covariance
