@@ -148,6 +148,7 @@ _A, _B = _spd(3), RNG.standard_normal((3, 2))
 _inner = fd.jit(lambda x: fnp.sin(x) * 2.0)
 _X01 = np.array([0.3, 0.6, 0.9])
 _sps = fd.scipy.special
+_poisson = fd.scipy.stats.poisson  # its count k passes through no_derivative
 
 EXTRA = [  # (id, function, args) for the primitives the family tables do not reach
     ("gather", lambda x: ix.gather(x, _IDX, axis=0), (_X3,)),
@@ -206,6 +207,7 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
                        _sps.gammasgn, _sps.zeta)] + [
         _sps.multigammaln(x + 1.0, 2), _sps.zeta(2.0, x), _sps.gammainc(2.0, x),
         _sps.gammaincc(2.0, x), _sps.betainc(2.0, 3.0, x)], (_X01,)),
+    ("scipy.stats-no_derivative", lambda x: _poisson.logpmf(x * 0 + 2.0, x + 1.0), (_X01,)),
 ]
 
 
