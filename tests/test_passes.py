@@ -685,6 +685,7 @@ EXAMPLES = {  # primitive name -> (operands, params)
     "bessel_j1": ((A,), {}),
     "bessel_i1e": ((A,), {}),
     "debug_print": ((A,), {"fmt": "{}", "tree": fd.tree_util.tree_structure(((0,), {}))}),
+    "no_derivative": ((A,), {"function": "f", "argument": "k", "reason": "it counts."}),
 }
 KEEPDIMS_EXAMPLES = {  # the reduced axis 1 of A's rows restored as size 1
     "reshape": {"new_sizes": (2, 1)}, "expand_dims": {"dimensions": (1,)},
