@@ -15,10 +15,10 @@ import numpy as np
 
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError, ShapeError
 from funcdiff.numpy._ufunc_support import fname
+import funcdiff.numpy as fnp  # used at call time (this module is part of it)
 
 
 def _operand(name: str, a: Any, kinds: str, expected: str) -> Any:
-    import funcdiff.numpy as fnp
     a = fnp.asarray(a)
     if a.dtype.kind not in kinds:
         raise DTypeError(
@@ -28,7 +28,6 @@ def _operand(name: str, a: Any, kinds: str, expected: str) -> Any:
 
 
 def _axis(name: str, a: Any, axis: Any) -> tuple[Any, int]:
-    import funcdiff.numpy as fnp
     if axis is None:
         return fnp.reshape(a, (-1,)), 0
     ndim = fnp.ndim(a)
@@ -64,7 +63,6 @@ def packbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
     >>> fnp.packbits(np.array([1, 0, 1, 1, 0, 0, 0, 0, 1]))
     array([176, 128], dtype=uint8)
     """
-    import funcdiff.numpy as fnp
     a = _operand("packbits", a, "biu", "integers or booleans")
     a, axis = _axis("packbits", a, axis)
     weights = _bitorder("packbits", bitorder)
@@ -99,7 +97,6 @@ def unpackbits(a: Any, axis: Any = None, count: Any = None, bitorder: str = "big
     >>> fnp.unpackbits(np.array([176, 128], np.uint8), count=9)
     array([1, 0, 1, 1, 0, 0, 0, 0, 1], dtype=uint8)
     """
-    import funcdiff.numpy as fnp
     a = _operand("unpackbits", a, "u", "uint8 bytes")
     if a.dtype != np.uint8:
         raise DTypeError(f"{fname('unpackbits')} takes uint8 bytes, but got {a.dtype}. "

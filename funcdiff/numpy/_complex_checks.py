@@ -16,6 +16,7 @@ import numpy as np
 
 from funcdiff.core import Tracer
 from funcdiff.errors import ConcretizationError
+import funcdiff.numpy as fnp  # used at call time (this module is part of it)
 
 
 def iscomplex(x: Any) -> Any:
@@ -31,7 +32,6 @@ def iscomplex(x: Any) -> Any:
     >>> fnp.iscomplex(np.array([1 + 1j, 1 + 0j, 4.5]))
     array([ True, False, False])
     """
-    import funcdiff.numpy as fnp
     return fnp.not_equal(fnp.imag(x), 0)
 
 
@@ -48,7 +48,6 @@ def isreal(x: Any) -> Any:
     >>> fnp.isreal(np.array([1 + 1j, 1 + 0j, 4.5]))
     array([False,  True,  True])
     """
-    import funcdiff.numpy as fnp
     return fnp.equal(fnp.imag(x), 0)
 
 
@@ -73,7 +72,6 @@ def real_if_close(a: Any, tol: float = 100) -> Any:
     >>> fnp.real_if_close(np.array([2.1 + 4e-13j]))
     array([2.1+4.e-13j])
     """
-    import funcdiff.numpy as fnp
     if not isinstance(a, Tracer):
         return np.real_if_close(a, tol=tol)
     if a.aval.dtype.kind != "c":

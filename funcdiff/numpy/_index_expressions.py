@@ -19,6 +19,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.errors import InvalidArgumentError, UnsupportedNumpyError
+import funcdiff.numpy as fnp  # used at call time (this module is part of it)
 
 
 def _directive(name: str, item: str, settings: tuple) -> tuple:
@@ -44,7 +45,6 @@ def _directive(name: str, item: str, settings: tuple) -> tuple:
 def _place_axes(x: Any, item_ndim: int, ndmin: int, trans1d: int) -> Any:
     """Transpose an item raised to ``ndmin`` dimensions so its own axes start at
     ``trans1d`` (numpy's rule for where a low-rank item's axes go)."""
-    import funcdiff.numpy as fnp
     if trans1d == -1 or item_ndim >= ndmin:
         return x
     k2, k1 = ndmin - item_ndim, trans1d
@@ -55,7 +55,6 @@ def _place_axes(x: Any, item_ndim: int, ndmin: int, trans1d: int) -> Any:
 
 
 def _slice_item(item: slice, ndmin: int, trans1d: int) -> Any:
-    import funcdiff.numpy as fnp
     start = 0 if item.start is None else item.start
     step = 1 if item.step is None else item.step
     if isinstance(step, (complex, np.complexfloating)):
@@ -78,7 +77,6 @@ class AxisConcatenator:
         self.name, self.settings = name, (axis, ndmin, trans1d)
 
     def __getitem__(self, key: Any) -> Any:
-        import funcdiff.numpy as fnp
         items = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.settings
         if items and isinstance(items[0], str):

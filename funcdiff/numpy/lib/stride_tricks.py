@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
+import funcdiff.numpy as fnp  # used at call time (this module is part of it)
 
 
 def _windows(name: str, x: Any, window_shape: Any, axis: Any) -> list[tuple[int, int]]:
     """The (axis, window length) pairs, checked as numpy checks them."""
-    import funcdiff.numpy as fnp
     ndim = fnp.ndim(x)
     shape = tuple(np.atleast_1d(window_shape)) if np.ndim(window_shape) else (window_shape,)
     if not all(isinstance(w, (int, np.integer)) for w in shape):
@@ -70,7 +70,6 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: b
     >>> fd.grad(lambda x: sliding_window_view(x, 3).sum())(np.zeros(5))
     array([1., 2., 3., 2., 1.])
     """
-    import funcdiff.numpy as fnp
     name = "funcdiff.numpy.lib.stride_tricks.sliding_window_view"
     if writeable:
         raise InvalidArgumentError(
