@@ -367,11 +367,11 @@ def find_top_trace(args: Sequence[Any]) -> Trace:
     return top.trace
 
 
-def writable_value(value: Any) -> Any:
-    """``value`` as an array that accepts ``x[idx] = v`` for any traced ``v``: inside
-    a transform, a constant tracer of the innermost one; outside, itself (a numpy
-    array). For the array API namespace's creation functions, whose results
-    array-API libraries fill in place."""
+def innermost_constant(value: Any) -> Any:
+    """``value`` as a constant of the innermost transform (a tracer, which accepts
+    ``x[idx] = v`` of any traced ``v``); outside transforms, itself. For the array
+    API namespace, whose arrays inside a transform are tracers, and whose creation
+    functions' results array-API libraries fill in place."""
     main = trace_stack[-1]
     if main.level == 0:
         return value

@@ -31,7 +31,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Zero, get_aval
-from funcdiff.custom_derivatives import custom_jvp, custom_vjp
+from funcdiff.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
@@ -42,8 +42,9 @@ from funcdiff.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 def _closure_convert(f: Callable, example: Any):
-    """``f`` as ``g(x, constants)``: the values it closes over, traced ones included,
-    become explicit. Returns ``g`` and the floating constants (the others stay fixed)."""
+    """``f`` as ``g(x, constants)``: the traced values it closes over become explicit
+    (``custom_derivatives.closure_convert``). Returns ``g`` and the floating ones
+    (the others stay fixed)."""
     leaves, tree = tree_flatten(example)
     out_trees = []
 
@@ -51,17 +52,17 @@ def _closure_convert(f: Callable, example: Any):
         out_leaves, out_tree = tree_flatten(f(tree_unflatten(tree, list(xs))))
         out_trees.append(out_tree)
         return out_leaves
-    closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves], dynamic=False)
-    consts = list(closed.consts)
-    inexact = [i for i, c in enumerate(consts) if dtypes.is_inexact(get_aval(c).dtype)]
+    converted, lifted = closure_convert(
+        trace_to_jaxpr(flat, [get_aval(x) for x in leaves], dynamic=False))
+    inexact = [i for i, c in enumerate(lifted) if dtypes.is_inexact(get_aval(c).dtype)]
 
     def g(x: Any, differentiable: Any) -> Any:
-        full = list(consts)
+        full = list(lifted)
         for i, c in zip(inexact, differentiable):
             full[i] = c
-        return tree_unflatten(out_trees[0],
-                              eval_jaxpr(closed.jaxpr, full, *tree_flatten(x)[0]))
-    return g, [consts[i] for i in inexact]
+        return tree_unflatten(out_trees[0], eval_jaxpr(converted.jaxpr, converted.consts,
+                                                       *full, *tree_flatten(x)[0]))
+    return g, [lifted[i] for i in inexact]
 
 
 def _jvp_tree(fun: Callable, primals: list, tangents: list) -> Any:

@@ -20,7 +20,7 @@ import numpy as np
 
 from funcdiff import dtypes
 from funcdiff.core import Tracer, concrete_value, get_aval
-from funcdiff.errors import DTypeError, InvalidArgumentError, ShapeError, UnsupportedNumpyError
+from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
 from funcdiff.numpy._ufunc_support import (F64, arg, _array, cast, dtype_arg,
                                            fname, shape_of)
@@ -48,16 +48,6 @@ def _checked_numpy(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _refuse_dropping_imaginary(name: str, a: Any, dtype: Any) -> None:
-    """numpy casts complex values to a real ``dtype=`` by dropping the imaginary part,
-    with only a warning; funcdiff refuses."""
-    if (dtype is not None and dtype.kind != "c" and not isinstance(a, Tracer)
-            and np.iscomplexobj(a)):
-        raise DTypeError(
-            f"{fname(name)} cannot convert complex values to {dtype}: that would drop the "
-            "imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) explicitly.")
-
-
 def _creation_dtype(name: str, dtype: Any, default: np.dtype = F64) -> np.dtype:
     return default if dtype is None else dtype_arg(name, dtype, allow_complex=True)
 
@@ -78,7 +68,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
       A numpy array, or a tracer inside a transform.
 
     Raises:
-      DTypeError: for string, object or complex data. ShapeError: for ragged lists.
+      DTypeError: for string or object data, or complex data with a real dtype=. ShapeError: for ragged lists.
 
     >>> import funcdiff.numpy as fnp
     >>> fnp.array([[1, 2], [3, 4]], dtype=float)
@@ -94,7 +84,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
             out = distinct(out)  # numpy's copy: a write to it leaves the argument alone
     else:
         dtype = None if dtype is None else dtype_arg("array", dtype, allow_complex=True)
-        _refuse_dropping_imaginary("array", object, dtype)
+        _util.refuse_dropping_imaginary(fname("array"), object, dtype)
         try:
             out = np.array(object, dtype=dtype, copy=copy, order=order, subok=subok)
         except ValueError as e:
@@ -121,7 +111,7 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     if like is not None:
         raise UnsupportedNumpyError("funcdiff.numpy.asarray does not support like=")
     dtype = None if dtype is None else dtype_arg("asarray", dtype, allow_complex=True)
-    _refuse_dropping_imaginary("asarray", a, dtype)
+    _util.refuse_dropping_imaginary(fname("asarray"), a, dtype)
     if isinstance(a, Tracer) or has_tracer(a):
         return _util.asarray(a, fname("asarray"), dtype)
     try:

@@ -29,6 +29,17 @@ def is_tracer(x: Any) -> bool:
     return isinstance(x, Tracer)
 
 
+def refuse_dropping_imaginary(name: str, x: Any, dtype: Any) -> None:
+    """numpy casts complex values to a real ``dtype=`` by dropping the imaginary part,
+    with only a warning; funcdiff refuses (tracers cast by convert_element_type,
+    which refuses too)."""
+    if (dtype is not None and np.dtype(dtype).kind != "c" and not isinstance(x, Tracer)
+            and np.iscomplexobj(x)):
+        raise DTypeError(
+            f"{name} cannot convert complex values to {np.dtype(dtype)}: that would drop the "
+            "imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) explicitly.")
+
+
 def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
     """``x`` as an array or tracer funcdiff can bind (lists become numpy arrays)."""
     if isinstance(x, Tracer):
@@ -37,10 +48,7 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
         return x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in flat(x)):
         return stack_nested(x, dtype)
-    if dtype is not None and np.dtype(dtype).kind != "c" and np.iscomplexobj(x):
-        raise DTypeError(
-            f"{name} cannot convert complex values to {np.dtype(dtype)}: that would drop the "
-            "imaginary part silently. Take fnp.real(z) (or fnp.abs(z)) explicitly.")
+    refuse_dropping_imaginary(name, x, dtype)
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":
         dtypes.check_dtype(arr.dtype, f"the input of {name}")  # complex passes, object fails

@@ -40,7 +40,7 @@ import numpy as np
 
 from funcdiff import dtypes
 import funcdiff.numpy as fnp
-from funcdiff.core import Tracer, get_aval, writable_value
+from funcdiff.core import Tracer, get_aval, innermost_constant
 from funcdiff.numpy import fft  # noqa: F401  the standard's fft extension
 from funcdiff.numpy import linalg  # noqa: F401  the standard's linalg extension
 from funcdiff.numpy import (  # noqa: F401  the standard's names that numpy 2 shares
@@ -215,18 +215,18 @@ def __array_namespace_info__() -> ArrayNamespaceInfo:
 
 
 # ---------------------------------------------------------------------------
-# Creation: writable results
+# Creation: inside a transform, the results are tracers (which take writes)
 
 
-def _writable(out: Any) -> Any:
-    return out.fresh_copy() if isinstance(out, Tracer) else writable_value(out)
+def _in_trace(out: Any) -> Any:
+    return out if isinstance(out, Tracer) else innermost_constant(out)
 
 
 def _creation(make: Any) -> Any:
-    """``make`` (a funcdiff.numpy creation function) returning writable arrays."""
+    """``make`` (a funcdiff.numpy creation function) returning tracers inside transforms."""
     @functools.wraps(make)
     def create(*args: Any, **kwargs: Any) -> Any:
-        return _writable(make(*args, **kwargs))
+        return _in_trace(make(*args, **kwargs))
     return create
 
 
@@ -255,4 +255,4 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = N
     out = fnp.asarray(obj, dtype=dtype, device=device, copy=copy)
     if isinstance(out, Tracer):
         return out.fresh_copy() if copy else out
-    return writable_value(out)
+    return innermost_constant(out)
