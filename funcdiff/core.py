@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from funcdiff import dtypes
+from funcdiff import backends, dtypes
 from funcdiff.roles import BROADCAST
 from funcdiff.errors import (ConcretizationError, DifferentiationError,
                              FloatingPointCheckError, FunctionalDiffError, InvalidArgumentError,
@@ -131,6 +131,10 @@ def get_aval(x: Any) -> ShapedArray:
             aval = scalar_avals[t] = ShapedArray((), dtype)
             return aval
         return ShapedArray(x.shape, dtype)
+    backend = backends.backend_of(x)
+    if backend is not None:  # a dask, cupy, torch ... array: the backends module knows it
+        return ShapedArray(backends.static_shape(x, backend), dtypes.check_dtype(
+            backends.numpy_dtype(x.dtype), allow_complex=True))
     raise InvalidArgumentError(
         f"funcdiff expected an array, a tracer or a Python scalar, but got "
         f"{type(x).__name__}: {x!r:.80}. Convert it with numpy.asarray first.")
@@ -538,17 +542,18 @@ class Tracer:
         return (self[i] for i in range(self.aval.shape[0]))
 
     def __bool__(self) -> bool:
-        return bool(self.to_concrete("bool()"))
+        return bool(backends.computed(self.to_concrete("bool()"), "bool()"))
 
     def __float__(self) -> float:
-        return float(self.to_number("float() (also called by math functions and by "
-                                    "storing into a numpy array, a[i] = x)"))
+        return float(backends.computed(self.to_number(
+            "float() (also called by math functions and by storing into a numpy array, "
+            "a[i] = x)"), "float()"))
 
     def __int__(self) -> int:
-        return int(self.to_number("int()"))
+        return int(backends.computed(self.to_number("int()"), "int()"))
 
     def __index__(self) -> int:
-        value = self.to_number("use as an index")
+        value = backends.computed(self.to_number("use as an index"), "use as an index")
         return operator.index(value.item() if hasattr(value, "item") else value)
 
     def __complex__(self) -> complex:

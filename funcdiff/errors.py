@@ -91,3 +91,8 @@ class FloatingPointCheckError(FunctionalDiffError, FloatingPointError):
 
 class RetraceWarning(UserWarning):
     """A jitted function keeps being traced again for new argument shapes or dtypes."""
+
+
+class LazyComputeWarning(UserWarning):
+    """A Python branch (``if``, ``float()``, an index) on a traced value computed a
+    lazy array (a dask graph) eagerly; said once per array library."""

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from funcdiff import dtypes
+from funcdiff import backends, dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, lock_arguments
 from funcdiff.errors import (ConcretizationError, DifferentiationError, InvalidArgumentError,
                              TracerConversionError)
@@ -38,6 +38,9 @@ def as_leaf(x: Any, transform: str, where: str) -> Any:
         return x
     if type(x) in (float, int, bool, complex):
         return np.asarray(x)
+    if backends.backend_of(x) is not None:  # a dask, cupy, torch ... array
+        dtypes.check_dtype(get_aval(x).dtype, f"{transform} input {where}", allow_complex=True)
+        return x
     raise InvalidArgumentError(
         f"{transform} expected arrays or Python scalars as inputs, but {where} is "
         f"{type(x).__name__}: {x!r:.60}. Pass numpy arrays (numpy.asarray(...)), or "
@@ -152,7 +155,8 @@ def flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool =
 
 
 def is_array_like(x: Any) -> bool:
-    return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
+    return (isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
+            or backends.backend_of(x) is not None)
 
 
 class AuxTree:
@@ -225,7 +229,7 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
         _check_differentiable(argnums, args, transform)
         raise
     for leaf in leaves:
-        if leaf.dtype.kind not in "fc":
+        if get_aval(leaf).dtype.kind not in "fc":
             _check_differentiable(argnums, args, transform)
     return leaves, tree
 

@@ -43,12 +43,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from funcdiff.backends import backend_of
 from funcdiff.core import ShapedArray
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.compiler.codegen import Namespace, Program
 from funcdiff.compiler.scalar import scalar_source
 from funcdiff.compiler.lowerings import CONSTANT_VIEW, take_buffer
-from funcdiff.ir import ClosedJaxpr, Literal, Var
+from funcdiff.ir import ClosedJaxpr, Literal, Var, eval_jaxpr
 
 _REUSE_MIN_BYTES = 1 << 14  # smaller arrays come from numpy's cache: reuse does not pay
 
@@ -81,6 +82,12 @@ class CompiledProgram:
         self.jaxpr = jaxpr
 
     def __call__(self, *args: Any) -> list[Any]:
+        for x in args:
+            if type(x) is not np.ndarray and backend_of(x) is not None:
+                # a dask (cupy ...) array: the same optimised program, each equation's
+                # impl on that library's arrays (the source is numpy's: out= buffers,
+                # ufunc methods), so a dask graph is built lazily
+                return eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
         return self.fn(*args)
 
 
@@ -305,6 +312,13 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
     never enters the source. ``fuse`` runs along-axis indexing as numpy's
     advanced indexing (see ``fusion.py``).
     """
+    if any(backend_of(c) is not None for c in closed.consts):
+        # a closed-over dask (cupy ...) array: the numpy source would compute it, so
+        # the program is interpreted, each impl building on that library's arrays
+        def interpreted(*args):
+            return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return CompiledProgram(interpreted, f"# {name}: interpreted on its constants' "
+                               "array library\n", closed)
     program = Program(closed, _compile_unfused if fuse else None)
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]
     source, namespace = _numpy_source(program, "program")

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from funcdiff import dtypes
+from funcdiff.backends import backend_of
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
                              ShapeError, UnsupportedNumpyError)
@@ -48,6 +49,10 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
         return x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in flat(x)):
         return stack_nested(x, dtype)
+    if type(x) is not np.ndarray and backend_of(x) is not None:  # a dask (cupy ...) array
+        if dtype is not None and get_aval(x).dtype != np.dtype(dtype):
+            return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))
+        return x
     refuse_dropping_imaginary(name, x, dtype)
     arr = np.asarray(x, dtype=dtype)
     if arr.dtype.kind not in "biuf":

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcdiff import roles
+from funcdiff.backends import backend_of
 from funcdiff.core import Primitive, ShapedArray, Tracer, get_aval
 from funcdiff.errors import JaxprTypeError
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -52,7 +53,10 @@ class Rewriter:
         self.eqns: list[Eqn] = []
         self.constvars = list(closed.jaxpr.constvars)
         self.consts = list(closed.consts)
-        self.const_of: dict[Var, Any] = dict(zip(self.constvars, self.consts))
+        # the constants whose values the rewrites may read: numpy's (a closed-over
+        # dask array is not looked into, that would compute it)
+        self.const_of: dict[Var, Any] = {v: c for v, c in zip(self.constvars, self.consts)
+                                         if backend_of(c) is None}
         self.producer: dict[Var, Eqn] = {}
         self.changed = False
         self._fills: dict[Var, Any] = {}

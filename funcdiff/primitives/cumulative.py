@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff.core import Primitive, bind, get_aval, instantiate
 from funcdiff.errors import AxisError, DTypeError, InvalidArgumentError
 from funcdiff.passes import traits as passes
@@ -37,7 +38,7 @@ from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 def _accumulate(numpy_fn, kinds):
     """The numpy impl of a cumulative primitive, honouring ``reverse``."""
     def impl(x, *, axis, reverse):
-        x = np.asarray(x)
+        x = as_array(x)
         if x.dtype.kind not in kinds or x.ndim == 0:
             raise TypeError(x.dtype)  # checked_impl reports abstract_eval's error
         if reverse:

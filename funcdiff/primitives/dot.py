@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from funcdiff import roles
+from funcdiff.backends import as_array
 from funcdiff.compiler.lowerings import lower_dot_general
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
@@ -50,9 +51,9 @@ dot_general_p = Primitive("dot_general")
 def dot_general_impl(x, y, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = as_array(x)
     if type(y) is not np.ndarray:
-        y = np.asarray(y)
+        y = as_array(y)
     if not lb and len(lc) == 1 and len(rc) == 1 and x.ndim <= 2 and y.ndim <= 2:
         # Matrix and vector products (the common case, checked cheaply); a
         # transposed operand is a view BLAS accepts.

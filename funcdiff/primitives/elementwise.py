@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff import roles
 from funcdiff import dtypes
 from funcdiff.compiler.lowerings import lower_convert
@@ -68,7 +69,7 @@ convert_element_type_p = Primitive("convert_element_type")
 
 
 def _convert_impl(x, *, new_dtype):
-    x = np.asarray(x)
+    x = as_array(x)
     if x.dtype.kind == "c" and new_dtype.kind != "c":  # numpy would drop the imaginary part
         _convert_abstract_eval(get_aval(x), new_dtype=new_dtype)
     return x.astype(new_dtype, copy=False)

@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_safe_mul, lower_ufunc
 from funcdiff.compiler.scalar import scalar_operator
@@ -211,7 +212,7 @@ def safe_mul_impl(x, y):
     with np.errstate(invalid="ignore"):
         out = np.multiply(x, y)
     if not np.isfinite(out).all():
-        out = np.where((np.asarray(x) == 0) | (np.asarray(y) == 0), np.zeros((), out.dtype), out)
+        out = np.where((as_array(x) == 0) | (as_array(y) == 0), np.zeros((), out.dtype), out)
     return out
 
 
@@ -238,7 +239,7 @@ safe_mul_p.rewrites = _UNIT_FACTORS + (
 
 
 def div_impl(x, y):
-    x = np.asarray(x)
+    x = as_array(x)
     if x.dtype.kind in "fc":
         return np.divide(x, y)
     q = np.floor_divide(x, y)  # integers round toward zero, as in C and JAX

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff import roles
 from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, ShapedArray, get_aval
@@ -43,7 +44,7 @@ def gather_abstract_eval(x, indices, *, axis):
 
 
 def gather_impl(x, indices, *, axis):
-    x, indices = np.asarray(x), np.asarray(indices)
+    x, indices = as_array(x), np.asarray(indices)
     if indices.dtype.kind not in "iu" or type(axis) is not int or not 0 <= axis < x.ndim:
         gather_abstract_eval(get_aval(x), get_aval(indices), axis=axis)  # raises
     if has_negative(indices):

@@ -21,6 +21,7 @@ import numpy as np
 
 from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_reduce
+from funcdiff.backends import as_array
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, DTypeError, ShapeError
 from funcdiff.passes import traits as passes
@@ -32,7 +33,7 @@ from funcdiff.primitives.cards import checked_impl, deflinear, make_op, nbytes
 
 def _require_kind(x, kinds):
     """``x`` as an array; TypeError (turned into a DTypeError) for other kinds."""
-    x = np.asarray(x)
+    x = as_array(x)
     if x.dtype.kind not in kinds:
         raise TypeError(x.dtype)
     return x
@@ -104,6 +105,8 @@ reduce_sum_p = Primitive("reduce_sum")
 
 def _reduce_sum_impl(x, *, axes):
     x = _require_kind(x, "iufc")
+    if type(x) is not np.ndarray:  # a dask or cupy array: numpy dispatches np.sum, not reduce
+        return np.sum(x, axis=axes, dtype=x.dtype)
     return np.add.reduce(x, axis=axes, dtype=x.dtype)  # np.sum without its Python layer
 
 
@@ -189,14 +192,18 @@ def _extremum_vjp(needed, out, x, *, axes):
     return lambda ct: (elementwise.mul(_expand(elementwise.div(ct, count), shape, axes), hit),)
 
 
-def _extremum_card(name, numpy_fn):
+def _extremum_card(name, numpy_fn, dispatched_fn):
     prim = Primitive(name)
 
     def abstract_eval(x, *, axes):
         aval = _reduced_aval(name, x, axes)
         _check_nonempty(name, x, axes)
         return aval
-    prim.impl = checked_impl(lambda x, *, axes: numpy_fn(x, axis=axes), abstract_eval)
+    def impl(x, *, axes):
+        if type(x) is np.ndarray:
+            return numpy_fn(x, axis=axes)
+        return dispatched_fn(as_array(x), axis=axes)  # numpy dispatches np.max, not reduce
+    prim.impl = checked_impl(impl, abstract_eval)
     prim.abstract_eval = abstract_eval
     prim.jvp = _extremum_jvp(prim)
     prim.vjp = _extremum_vjp
@@ -206,13 +213,13 @@ def _extremum_card(name, numpy_fn):
 
 
 # The ufuncs' reduce directly: np.max and np.min add a Python wrapper per call.
-reduce_max_p = _extremum_card("reduce_max", np.maximum.reduce)
+reduce_max_p = _extremum_card("reduce_max", np.maximum.reduce, np.max)
 reduce_max = make_op(reduce_max_p, "Maximum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
 reduce_max_p.lowering = lower_reduce(np.maximum, "iuf")
 reduce_max_p.traits |= {passes.ZERO_PRESERVING, passes.EXTREMUM_REDUCTION}
 reduce_max_p.rewrites = (_OVER_NO_AXES,)
-reduce_min_p = _extremum_card("reduce_min", np.minimum.reduce)
+reduce_min_p = _extremum_card("reduce_min", np.minimum.reduce, np.min)
 reduce_min = make_op(reduce_min_p, "Minimum of x over axes; NaN propagates. Ties share "
                                    "the derivative equally.")
 reduce_min_p.lowering = lower_reduce(np.minimum, "iuf")

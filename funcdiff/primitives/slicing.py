@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff import roles
 from funcdiff.compiler.lowerings import lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
@@ -44,7 +45,7 @@ slice_p = Primitive("slice")
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = as_array(x)
     shape = x.shape
     if len(start_indices) != len(shape):
         raise ValueError("rank")  # see checked_impl
@@ -141,14 +142,17 @@ pad_p = Primitive("pad")
 
 def _pad_impl(x, padding_value, *, padding_config):
     # Pad with max(lo, 0) and max(hi, 0) first, then crop the negative sides.
-    x = np.asarray(x)
+    x = as_array(x)
     full_shape = [max(lo, 0) + n + max(n - 1, 0) * i + max(hi, 0)
                   for n, (lo, hi, i) in zip(x.shape, padding_config)]
     if np.ndim(padding_value) or len(padding_config) != x.ndim or any(
             i < 0 or size < max(-lo, 0) + max(-hi, 0)
             for size, (lo, hi, i) in zip(full_shape, padding_config)):
         raise ValueError("invalid padding")  # numpy would not notice; see checked_impl
-    out = np.full(full_shape, padding_value, dtype=x.dtype)
+    if type(x) is np.ndarray:
+        out = np.full(full_shape, padding_value, dtype=x.dtype)
+    else:  # a dask (cupy ...) array: the padded array is one of that library's too
+        out = np.full_like(x, padding_value, shape=full_shape)
     out[tuple(builtins.slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else 0, i + 1)
               for n, (lo, hi, i) in zip(x.shape, padding_config))] = x
     return out[tuple(builtins.slice(max(-lo, 0), size - max(-hi, 0))
@@ -298,7 +302,7 @@ dynamic_slice_p = Primitive("dynamic_slice")
 
 
 def _dynamic_slice_impl(x, *start_indices, slice_sizes):
-    x = np.asarray(x)
+    x = as_array(x)
     starts = _clamped_starts(start_indices, x.shape, slice_sizes)
     return x[tuple(builtins.slice(s, s + k) for s, k in zip(starts, slice_sizes))]
 
@@ -372,8 +376,8 @@ dynamic_update_slice_p = Primitive("dynamic_update_slice")
 
 
 def _dynamic_update_slice_impl(x, update, *start_indices):
-    update = np.asarray(update)
-    out = np.array(x, copy=True)
+    update = as_array(update)
+    out = as_array(x).copy()
     starts = _clamped_starts(start_indices, out.shape, update.shape)
     out[tuple(builtins.slice(s, s + k) for s, k in zip(starts, update.shape))] = update
     return out

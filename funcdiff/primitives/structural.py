@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from funcdiff.backends import as_array
 from funcdiff import roles
 from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower_reshape,
                                          lower_transpose)
@@ -102,7 +103,7 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
-    x = np.asarray(x)
+    x = as_array(x)
     expanded = [1] * len(shape)
     for src, dst in enumerate(broadcast_dimensions):
         expanded[dst] = x.shape[src]
@@ -365,7 +366,7 @@ expand_dims_p = Primitive("expand_dims")
 def _expand_dims_impl(x, *, dimensions):
     # a reshape, without numpy.expand_dims's general axis handling; positions out of
     # range or repeated raise, and the shape rule then names the problem
-    x = np.asarray(x)
+    x = as_array(x)
     shape = list(x.shape)
     out_ndim = len(shape) + len(dimensions)
     if len(set(dimensions)) != len(dimensions):
@@ -445,7 +446,7 @@ def _rev_index(ndim: int, dimensions: tuple) -> tuple:
 
 
 rev_p.impl = _checked_impl(rev_p, lambda x, *, dimensions: (
-    np.asarray(x)[_rev_index(np.ndim(x), dimensions)] if dimensions else x))
+    as_array(x)[_rev_index(np.ndim(x), dimensions)] if dimensions else x))
 
 
 def _rev_abstract_eval(x, *, dimensions):
