@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from funcdiff.bridge import boundary
 from funcdiff import dtypes
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
 from funcdiff.errors import (BatchingError, DifferentiationError, InvalidArgumentError,
@@ -110,6 +111,7 @@ def _check_tangents(primals_flat, tangents_flat, primal_tree, tangent_tree, tran
     return out
 
 
+@boundary
 def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple:
     """Forward-mode derivative: evaluate ``f`` and its directional derivative.
@@ -157,6 +159,7 @@ def _jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: 
     return tree_unflatten(out_info.tree, outs), tree_unflatten(out_info.tree, out_tangents)
 
 
+@boundary
 def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """Evaluate ``f`` and return its linearization as a function of tangents.
 
@@ -226,6 +229,7 @@ def pull_back(lin: "LinearFunction | TapeFunction", cts_out: Sequence[Any],
     return res
 
 
+@boundary
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """Reverse-mode derivative: evaluate ``f`` and return its pullback.
 
@@ -339,6 +343,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     >>> float(v), float(g)
     (9.0, 6.0)
     """
+    @boundary
     @wraps(f)
     def value_and_grad_f(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), "grad")
@@ -426,6 +431,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
+    @boundary
     @wraps(f)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
@@ -518,6 +524,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
+    @boundary
     @wraps(f)
     def vmapped(*args, **kwargs):
         fk, leaves, in_tree, dims, size = batched_call(f, args, kwargs, in_axes, axis_size)

@@ -12,9 +12,10 @@ type is *foreign* and gets a ``Backend``:
 - a backend whose arrays take part in numpy's dispatch protocols (NEP 13 and
   18: Dask and CuPy) runs the primitives' numpy impls as they are: ``np.sin``
   of a dask array is a lazy dask array, ``np.tensordot`` a dask graph;
-- a backend that does not (PyTorch, array_api_strict) cannot run the numpy
-  impls: ``as_array`` refuses its arrays by name rather than let numpy convert
-  them behind the user's back.
+- a backend that does not (PyTorch, array_api_strict) is computed through
+  ``bridge.NamespaceArray``, which gives its arrays numpy's protocols by their
+  own namespace; ``as_array`` refuses a bare one by name rather than let numpy
+  convert it behind the user's back.
 
 Shapes must be known: a dask array with unknown (NaN) chunk sizes is refused
 with the fix (``compute_chunk_sizes()``). Mixing two foreign backends is refused
@@ -72,16 +73,30 @@ _BY_ROOT = {"dask": DASK, "cupy": CUPY, "torch": TORCH, "array_api_strict": ARRA
 _by_type: dict[type, Backend | None] = {}  # a cache: each array type is looked at once
 
 
+_BRIDGED = Backend("bridged", dispatches=True)  # a marker: the array says its Backend itself
+
+
+def register_bridge(t: type) -> None:
+    """Declare ``t`` an array type whose instances carry their Backend as ``.view``
+    (``bridge.NamespaceArray``)."""
+    _by_type[t] = _BRIDGED
+
+
 def backend_of(x: Any) -> Backend | None:
     """The Backend of a foreign array, or None for anything else (numpy, scalars, tracers)."""
     t = type(x)
     try:
-        return _by_type[t]
+        backend = _by_type[t]
     except KeyError:
-        pass
+        return _classify(x)
+    return x.view if backend is _BRIDGED else backend
+
+
+def _classify(x: Any) -> Backend | None:
+    t = type(x)
     root = t.__module__.partition(".")[0]
     backend = _BY_ROOT.get(root)
-    if backend is None and hasattr(t, "__array_namespace__") and not issubclass(
+    if backend is None and root != "funcdiff" and hasattr(t, "__array_namespace__") and not issubclass(
             t, (np.ndarray, np.generic)) and hasattr(x, "shape") and hasattr(x, "dtype"):
         backend = Backend(f"{t.__module__}.{t.__name__}", dispatches=False)
     if backend is not None and not (hasattr(x, "shape") and hasattr(x, "dtype")):

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from funcdiff.bridge import boundary
 from funcdiff import dtypes
 from funcdiff.arguments.flattening import (OutInfo, check_complex_inputs, differentiable_leaves, flat_fun,
                                  is_array_like, materialize, normalize_argnums, partial_on,
@@ -64,6 +65,7 @@ def _reshaped(x: Any, shape: tuple) -> Any:
 
 def _jacobian(f: Callable, argnums, has_aux: bool, mode: str, chunk_size: int | None,
               name: str, holomorphic: bool = False) -> Callable:
+    @boundary
     @wraps(f)
     def jac_f(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), name)
@@ -279,6 +281,7 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, mode: str = "auto",
     # steers the choice of mode, never the result.
     out_sizes: dict = {}
 
+    @boundary
     @wraps(f)
     def jac_f(*args, **kwargs):
         chosen = mode
@@ -354,6 +357,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     hess = jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
 
+    @boundary
     @wraps(f)
     def hessian_f(*args, **kwargs):
         if not holomorphic:  # name hessian, not its inner jacfwd, in the error
@@ -365,6 +369,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     return hessian_f
 
 
+@boundary
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     """Hessian-vector product by forward-over-reverse: ``jvp(grad(f), primals, tangents)[1]``.
 
@@ -423,6 +428,7 @@ def elementwise_grad(f: Callable, argnums: int | Sequence[int] = 0,
     """
     name = "elementwise_grad"
 
+    @boundary
     @wraps(f)
     def elementwise_grad_f(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), name)

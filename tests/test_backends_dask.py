@@ -29,41 +29,9 @@ from funcdiff.errors import ConcretizationError, LazyComputeWarning
 
 da = pytest.importorskip("dask.array")
 
-RNG = np.random.default_rng(7)
-N, D, H = 23, 4, 5
-X_NP = RNG.normal(size=(N, D))
-Y_NP = (RNG.random(N) > 0.5).astype(np.float64)
-W_NP = RNG.normal(size=D)
-PARAMS_NP = {"w1": RNG.normal(size=(D, H)) / 2, "b1": RNG.normal(size=H), "w2": RNG.normal(size=H)}
-CHUNKINGS = [(N, D), (8, D), ((10, 6, 7), (3, 1))]  # one chunk, even rows, ragged both ways
+from backend_programs import D, PROGRAMS, TRANSFORMS, W_NP, X_NP, Y_NP, logistic
 
-
-def logistic(w, X, y):
-    z = X @ w
-    return fnp.mean(fnp.logaddexp(0.0, z) - y * z)
-
-
-def mlp(params, X, y):
-    h = fnp.tanh(X @ params["w1"] + params["b1"])
-    return fnp.sum((h @ params["w2"] - y) ** 2) / X.shape[0]
-
-
-def softmax_xent(w, X, y):
-    logits = fnp.stack([X @ w, -(X @ w), fnp.sin(X[:, 0])], axis=1)
-    logp = logits - fnp.max(logits, axis=1, keepdims=True)
-    logp = logp - fnp.log(fnp.sum(fnp.exp(logp), axis=1, keepdims=True))
-    return -fnp.mean(logp[:, 0] * y + logp[:, 1] * (1 - y))
-
-
-def structural(w, X, y):
-    Z = fnp.concatenate([X * w, X[::-1, :2] ** 2], axis=1)
-    Z = fnp.where(Z > 0.1, Z, 0.1 * Z)
-    return fnp.sum(fnp.cumsum(Z, axis=0)[-3:]) + fnp.prod(fnp.cos(Z[:3, :2]))\
-        + fnp.sum(fnp.transpose(Z)[1]) + fnp.min(Z) * fnp.mean(y)
-
-
-PROGRAMS = {"logistic": (logistic, W_NP), "mlp": (mlp, PARAMS_NP),
-            "softmax_xent": (softmax_xent, W_NP), "structural": (structural, W_NP)}
+CHUNKINGS = [(23, D), (8, D), ((10, 6, 7), (3, 1))]  # one chunk, even rows, ragged both ways
 
 
 def to_dask(x, chunks):
@@ -89,28 +57,19 @@ def lazy_leaves(tree):
     return [isinstance(x, da.Array) for x in fd.tree_util.tree_leaves(tree)]
 
 
-TRANSFORMS = {
-    "grad": lambda f, p, X, y: fd.grad(f)(p, X, y),
-    "value_and_grad": lambda f, p, X, y: fd.value_and_grad(f)(p, X, y),
-    "grad_in_data": lambda f, p, X, y: fd.grad(f, argnums=1)(p, X, y),
-    "jit_grad": lambda f, p, X, y: fd.jit(fd.grad(f))(p, X, y),
-    "jit_value_and_grad": lambda f, p, X, y: fd.jit(fd.value_and_grad(f, argnums=(0, 1)))(p, X, y),
-    "jvp": lambda f, p, X, y: fd.jvp(lambda X: f(p, X, y), (X,), (X * 0.5,)),
-    "hvp": lambda f, p, X, y: fd.hvp(lambda p: f(p, X, y), (p,), (fd.tree_util.tree_map(
-        np.ones_like, p),)),
-    "vmap_rows": lambda f, p, X, y: fd.vmap(lambda x: fnp.tanh(x @ np.ones(D)).sum())(X),
-    "jacrev_rows": lambda f, p, X, y: fd.jacrev(lambda X: fnp.tanh(X).sum(axis=1))(X[:6]),
+CLOSED_OVER = {  # dask arrays may also be closed over (numpy dispatches to them)
     "jacfwd_closed_over": lambda f, p, X, y: fd.jacfwd(lambda w: fnp.tanh(X @ w))(W_NP),
     "jit_closed_over": lambda f, p, X, y: fd.jit(lambda w: fd.grad(logistic)(w, X, y))(W_NP),
+    "jvp_closed_over": lambda f, p, X, y: fd.jvp(lambda X: f(p, X, y), (X,), (X * 0.5,)),
 }
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS, ids=["one_chunk", "even", "ragged"])
 @pytest.mark.parametrize("program", PROGRAMS)
-@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("transform", [*TRANSFORMS, *CLOSED_OVER])
 def test_dask_equals_numpy(transform, program, chunks, no_hidden_compute):
     f, params = PROGRAMS[program]
-    run = TRANSFORMS[transform]
+    run = {**TRANSFORMS, **CLOSED_OVER}[transform]
     expected = run(f, params, X_NP, Y_NP)
     out = run(f, params, to_dask(X_NP, chunks), to_dask(Y_NP, chunks))
     leaves = lazy_leaves(out)
@@ -149,12 +108,19 @@ def test_unknown_chunk_sizes_name_compute_chunk_sizes():
                                X_NP[X_NP[:, 0] > 0].sum(0))
 
 
-def test_two_foreign_libraries_are_refused_by_name():
+@pytest.mark.parametrize("transform", ["grad", "jit"])
+def test_two_foreign_libraries_are_refused_by_name(transform):
     strict = pytest.importorskip("array_api_strict")
-    from funcdiff.backends import common_backend
     X = da.from_array(X_NP, chunks=(8, D))
-    with pytest.raises(BackendError, match="dask and array_api_strict"):
-        common_backend([X, strict.asarray(W_NP)], "grad")
+    f = fd.grad(logistic) if transform == "grad" else fd.jit(logistic)
+    with pytest.raises(BackendError, match="logistic.* two array libraries, array_api_strict and dask"):
+        f(strict.asarray(W_NP), X, Y_NP)
+
+
+def test_a_numpy_parameter_with_dask_data_gives_dask():
+    out = fd.grad(logistic)(W_NP, da.from_array(X_NP, chunks=(8, D)), Y_NP)
+    assert isinstance(out, da.Array)
+    np.testing.assert_allclose(out.compute(), fd.grad(logistic)(W_NP, X_NP, Y_NP), rtol=1e-12)
 
 
 def test_jit_grad_on_a_local_cluster_equals_numpy():

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
+from funcdiff.bridge import calls, unwrap_tree
+
 
 def signature_text(avals: Sequence[Any]) -> str:
     """``(f64[3], f32[])``: the shapes and dtypes of a list of avals."""
@@ -30,7 +32,12 @@ class DescribedFunction:
         self.text = text
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
+        calls.depth += 1  # bridge.boundary's bookkeeping: results leave as the user's arrays
+        try:
+            out = self.fn(*args, **kwargs)
+        finally:
+            calls.depth -= 1
+        return unwrap_tree(out) if calls.wrapped and not calls.depth else out
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)

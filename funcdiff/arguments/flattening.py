@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import backends, dtypes
+from funcdiff.bridge import wrap_leaf
 from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, lock_arguments
 from funcdiff.errors import (ConcretizationError, DifferentiationError, InvalidArgumentError,
                              TracerConversionError)
@@ -40,7 +41,7 @@ def as_leaf(x: Any, transform: str, where: str) -> Any:
         return np.asarray(x)
     if backends.backend_of(x) is not None:  # a dask, cupy, torch ... array
         dtypes.check_dtype(get_aval(x).dtype, f"{transform} input {where}", allow_complex=True)
-        return x
+        return wrap_leaf(x)  # torch and array_api_strict arrays compute through their namespace
     raise InvalidArgumentError(
         f"{transform} expected arrays or Python scalars as inputs, but {where} is "
         f"{type(x).__name__}: {x!r:.60}. Pass numpy arrays (numpy.asarray(...)), or "

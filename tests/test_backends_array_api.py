@@ -1,0 +1,92 @@
+"""funcdiff on arrays of libraries numpy does not dispatch to: array_api_strict, and torch where installed.
+
+array_api_strict stands in for "a foreign array type": it has only the array
+API standard, and funcdiff computes on it through ``bridge.NamespaceArray``.
+The table of tests/backend_programs.py runs under every transform and must
+equal numpy's result while the results stay the library's own array type; any
+hidden conversion to numpy raises inside the computation (the test forbids
+it), so a numpy-only assumption fails here. torch CPU tensors run the same
+table when torch is installed (it is not a test dependency); CuPy needs a GPU.
+Then: a numpy function with no array API form names itself and the library.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import funcdiff as fd
+import funcdiff.numpy as fnp
+from funcdiff.backends import BackendError
+
+from backend_programs import PROGRAMS, TRANSFORMS, X_NP, Y_NP
+
+strict = pytest.importorskip("array_api_strict")
+StrictArray = type(strict.asarray(0.0))
+
+
+def strict_array(x):
+    return strict.asarray(x)
+
+
+def torch_array(x):
+    torch = pytest.importorskip("torch")
+    return torch.asarray(x)
+
+
+LIBRARIES = {"array_api_strict": (strict_array, lambda a: type(a) is StrictArray)}
+if importlib.util.find_spec("torch") is not None:
+    LIBRARIES["torch"] = (torch_array, lambda a: type(a).__module__.startswith("torch"))
+
+
+def to_numpy(tree):
+    def convert(x):
+        if isinstance(x, np.ndarray) or np.isscalar(x):
+            return x
+        if type(x) is StrictArray:
+            return np.from_dlpack(x)
+        return x.detach().cpu().numpy()
+    return fd.tree_util.tree_map(convert, tree)
+
+
+@pytest.fixture
+def no_hidden_conversion(monkeypatch):
+    """Converting an array_api_strict array to numpy raises while the test runs."""
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("an array_api_strict array was converted to numpy inside funcdiff")
+    monkeypatch.setattr(StrictArray, "__array__", refuse)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize("transform", TRANSFORMS)
+def test_foreign_arrays_equal_numpy_and_keep_their_type(transform, program, library,
+                                                        no_hidden_conversion):
+    convert, is_theirs = LIBRARIES[library]
+    f, params = PROGRAMS[program]
+    run = TRANSFORMS[transform]
+    expected = run(f, params, X_NP, Y_NP)
+    out = run(f, params, convert(X_NP), convert(Y_NP))
+    leaves = fd.tree_util.tree_leaves(out)
+    assert any(is_theirs(x) for x in leaves), [type(x) for x in leaves]
+    assert all(is_theirs(x) or isinstance(x, (np.ndarray, float)) for x in leaves)
+    fd.tree_util.tree_map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13),
+                          to_numpy(out), expected)
+
+
+def test_a_numpy_only_function_names_itself_and_the_library():
+    X = strict.asarray(X_NP)
+    with pytest.raises(BackendError, match=r"numpy\.asarray in funcdiff\.primitives\.linalg_\w+\.\S+ .*"
+                                            "array_api_strict"):
+        fd.grad(lambda w, X: fnp.sum(fnp.linalg.slogdet(X.T @ X * w)[1]))(1.0, X)
+
+
+def test_results_of_a_returned_pullback_are_the_librarys_arrays():
+    X = strict.asarray(X_NP)
+    out, pullback = fd.vjp(lambda X: fnp.tanh(X).sum(axis=0), X)
+    assert type(out) is StrictArray
+    (ct,) = pullback(strict.ones(out.shape, dtype=strict.float64))
+    assert type(ct) is StrictArray
+    np.testing.assert_allclose(to_numpy(ct), 1 - np.tanh(X_NP) ** 2)
