@@ -535,6 +535,3 @@ def bridged_view(backend: Backend) -> Backend:
 
 
 register_bridge(NamespaceArray)
-__all__ = ["NamespaceArray", "wrap_leaf", "unwrap", "unwrap_tree", "boundary", "entering",
-           "holds_foreign", "as_array",
-           "bridged_view"]
