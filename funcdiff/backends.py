@@ -45,13 +45,12 @@ class Backend:
     and 18), so the numpy impls run on them unchanged.
     """
 
-    __slots__ = ("name", "dispatches", "_namespace", "_module")
+    __slots__ = ("name", "dispatches", "_namespace")
 
-    def __init__(self, name: str, *, dispatches: bool, module: str | None = None):
+    def __init__(self, name: str, *, dispatches: bool):
         self.name = name
         self.dispatches = dispatches
         self._namespace = None
-        self._module = module
 
     def namespace(self, x: Any = None):
         """The array API namespace of this backend (array-api-compat's wrapper where it has one)."""
@@ -63,11 +62,11 @@ class Backend:
         return f"Backend({self.name})"
 
 
-DASK = Backend("dask", dispatches=True, module="dask.array")
-CUPY = Backend("cupy", dispatches=True, module="cupy")
-TORCH = Backend("torch", dispatches=False, module="torch")
-ARRAY_API_STRICT = Backend("array_api_strict", dispatches=False, module="array_api_strict")
-JAX = Backend("jax", dispatches=False, module="jax.numpy")
+DASK = Backend("dask", dispatches=True)
+CUPY = Backend("cupy", dispatches=True)
+TORCH = Backend("torch", dispatches=False)
+ARRAY_API_STRICT = Backend("array_api_strict", dispatches=False)
+JAX = Backend("jax", dispatches=False)
 _BY_ROOT = {"dask": DASK, "cupy": CUPY, "torch": TORCH, "array_api_strict": ARRAY_API_STRICT,
             "jax": JAX, "jaxlib": JAX}
 _by_type: dict[type, Backend | None] = {}  # a cache: each array type is looked at once
@@ -95,12 +94,12 @@ def backend_of(x: Any) -> Backend | None:
 def _classify(x: Any) -> Backend | None:
     t = type(x)
     root = t.__module__.partition(".")[0]
-    backend = _BY_ROOT.get(root)
-    if backend is None and root != "funcdiff" and hasattr(t, "__array_namespace__") and not issubclass(
-            t, (np.ndarray, np.generic)) and hasattr(x, "shape") and hasattr(x, "dtype"):
-        backend = Backend(f"{t.__module__}.{t.__name__}", dispatches=False)
-    if backend is not None and not (hasattr(x, "shape") and hasattr(x, "dtype")):
-        backend = None  # a module's non-array object (a torch.dtype, a dask delayed)
+    backend = None
+    if hasattr(x, "shape") and hasattr(x, "dtype"):  # not a torch.dtype, a dask delayed ...
+        backend = _BY_ROOT.get(root)
+        if (backend is None and root not in ("funcdiff", "numpy")  # tracers have a namespace too
+                and hasattr(t, "__array_namespace__")):
+            backend = Backend(f"{t.__module__}.{t.__name__}", dispatches=False)
     _by_type[t] = backend
     return backend
 
@@ -182,8 +181,9 @@ def as_array(x: Any) -> Any:
     if backend.dispatches:
         return x
     raise BackendError(
-        f"a numpy impl was handed a {backend.name} array; funcdiff runs {backend.name} "
-        "programs through the primitives' namespace impls, and this operation has none.")
+        f"a {backend.name} array reached funcdiff's numpy code without passing a transform's "
+        f"arguments (was it closed over?). Pass {backend.name} arrays to the transformed "
+        "function as arguments, so funcdiff computes them through their own namespace.")
 
 
 _warned_compute: set[str] = set()  # the libraries whose arrays were computed for a branch

@@ -304,7 +304,8 @@ def reduction(name: str):
         axis = tuple(axis) if isinstance(axis, list) else axis
         fn = getattr(x.xp, name)
         if name in ("cumulative_sum", "cumulative_prod"):
-            out = fn(x.raw, axis=axis if axis is not None else 0)
+            raw = x.raw if axis is not None else x.xp.reshape(x.raw, (-1,))  # numpy flattens
+            out = fn(raw, axis=axis if axis is not None else 0)
         elif name in ("sum", "prod") and dtype is not None:
             out = fn(x.raw, axis=axis, dtype=x.xp_dtype(dtype), keepdims=keepdims)
         else:
@@ -504,22 +505,28 @@ def wrap_tree(x: Any) -> Any:
     return wrap_leaf(x)
 
 
+def call_at_boundary(fn, args: tuple, kwargs: dict, where: str) -> Any:
+    """``fn(*args, **kwargs)`` as a public call: arguments of a library numpy does not
+    dispatch to are wrapped on the way in (so the user's function computes on
+    NamespaceArrays, which meet tracers), and results are unwrapped when this is
+    the outermost such call (inner ones compute on them)."""
+    if holds_foreign(args) or holds_foreign(kwargs):
+        args, kwargs = entering(args, kwargs, where)
+    calls.depth += 1
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        calls.depth -= 1
+    return unwrap_tree(out) if calls.wrapped and not calls.depth else out
+
+
 def boundary(fn):
-    """``fn``, a public transform or a function one returns: arguments of a library
-    numpy does not dispatch to are wrapped on the way in (so the user's function
-    computes on NamespaceArrays, which meet tracers), and results are unwrapped
-    when this is the outermost such call (inner ones compute on them)."""
+    """``fn``, a public transform or a function one returns, called at the boundary
+    (``call_at_boundary``)."""
+    where = getattr(fn, "__name__", "funcdiff")
+
     def at_boundary(*args, **kwargs):
-        if holds_foreign(args) or holds_foreign(kwargs):
-            args, kwargs = entering(args, kwargs, getattr(fn, "__name__", "funcdiff"))
-        calls.depth += 1
-        try:
-            out = fn(*args, **kwargs)
-        finally:
-            calls.depth -= 1
-        if calls.wrapped and not calls.depth:
-            return unwrap_tree(out)
-        return out
+        return call_at_boundary(fn, args, kwargs, where)
     return functools.update_wrapper(at_boundary, fn, updated=())
 
 

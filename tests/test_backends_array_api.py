@@ -90,3 +90,12 @@ def test_results_of_a_returned_pullback_are_the_librarys_arrays():
     (ct,) = pullback(strict.ones(out.shape, dtype=strict.float64))
     assert type(ct) is StrictArray
     np.testing.assert_allclose(to_numpy(ct), 1 - np.tanh(X_NP) ** 2)
+
+
+def test_flattening_cumulative_sum_and_prod_match_numpy():
+    X = strict.asarray(X_NP[:3])
+    for op in (fnp.cumsum, fnp.cumprod):
+        expected = fd.grad(lambda X: fnp.sum(op(X) ** 2))(X_NP[:3])
+        got = fd.grad(lambda X: fnp.sum(op(X) ** 2))(X)
+        assert type(got) is StrictArray
+        np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-12)

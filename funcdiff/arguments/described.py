@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
-from funcdiff.bridge import calls, unwrap_tree
+from funcdiff.bridge import call_at_boundary
 
 
 def signature_text(avals: Sequence[Any]) -> str:
@@ -32,12 +32,7 @@ class DescribedFunction:
         self.text = text
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        calls.depth += 1  # bridge.boundary's bookkeeping: results leave as the user's arrays
-        try:
-            out = self.fn(*args, **kwargs)
-        finally:
-            calls.depth -= 1
-        return unwrap_tree(out) if calls.wrapped and not calls.depth else out
+        return call_at_boundary(self.fn, args, kwargs, self.text)  # results: the user's arrays
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)

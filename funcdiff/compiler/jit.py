@@ -25,7 +25,7 @@ import sys
 import warnings
 from typing import Any, Callable, Sequence
 
-from funcdiff.bridge import calls, entering, holds_foreign, unwrap_tree
+from funcdiff.bridge import call_at_boundary
 from funcdiff import core as _core
 from funcdiff.arguments.flattening import OutInfo, as_leaf, check_output, raise_conversion_cause
 from funcdiff.compiler.cache import MISS, CacheEntry, compile_guard, fast_flatten
@@ -368,21 +368,18 @@ class Jitted:
                     entry = None
                 if entry is not None:
                     return entry.unflatten(entry.program.fn(*fast[1]))
-        if holds_foreign(args) or holds_foreign(kwargs):  # dask, torch, array_api_strict ...
-            args, kwargs = entering(args, kwargs, f"jit({self._name})")
-        calls.depth += 1  # bridge.boundary's bookkeeping: results leave as the user's arrays
-        try:
-            entry, leaves = self._entry(args, kwargs)
-            if (entry.program is not None and _core.dynamic[-1].level == 0
-                    and not any(isinstance(x, Tracer) for x in leaves)):
-                outs = entry.program(*leaves)
-            else:
-                outs = _core.bind(call_p, *entry.closed_over, *leaves, jaxpr=entry.jaxpr,
-                                  name=self._name)
-        finally:
-            calls.depth -= 1
-        out = entry.unflatten(outs)
-        return unwrap_tree(out) if calls.wrapped and not calls.depth else out
+        # the general path, at the boundary: dask, torch, array_api_strict ... arguments
+        return call_at_boundary(self._general_call, args, kwargs, f"jit({self._name})")
+
+    def _general_call(self, *args, **kwargs):
+        entry, leaves = self._entry(args, kwargs)
+        if (entry.program is not None and _core.dynamic[-1].level == 0
+                and not any(isinstance(x, Tracer) for x in leaves)):
+            outs = entry.program(*leaves)
+        else:
+            outs = _core.bind(call_p, *entry.closed_over, *leaves, jaxpr=entry.jaxpr,
+                              name=self._name)
+        return entry.unflatten(outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The traced jaxpr, optimised jaxpr and generated source for these arguments.
