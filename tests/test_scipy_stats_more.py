@@ -261,14 +261,10 @@ def test_docstring_examples(name):
 
 
 @pytest.mark.parametrize("f, argnum, argument", [
-    (T.gamma.cdf, 1, "a"), (T.gamma.logsf, 1, "a"), (T.chi2.cdf, 1, "df"),
-    (T.chi2.logcdf, 1, "df"), (T.chi2.sf, 1, "df"),
-    (T.beta.cdf, 1, "a"), (T.beta.logsf, 2, "b"), (T.beta.sf, 2, "b"),
     (T.poisson.logpmf, 0, "k"), (T.poisson.pmf, 0, "k"), (T.poisson.cdf, 0, "k"),
     (T.poisson.logsf, 0, "k"), (T.binom.logpmf, 0, "k"), (T.binom.logpmf, 1, "n"),
     (T.binom.cdf, 0, "k"), (T.binom.sf, 1, "n"), (T.binom.logcdf, 1, "n"),
-    (T.nbinom.logpmf, 0, "k"), (T.nbinom.cdf, 0, "k"), (T.nbinom.cdf, 1, "n"),
-    (T.nbinom.logsf, 1, "n"),
+    (T.nbinom.logpmf, 0, "k"), (T.nbinom.cdf, 0, "k"),
 ])
 def test_missing_derivatives_are_refused_by_name(f, argnum, argument):
     dist = f.__module__.rsplit(".", 1)[1]

@@ -10,15 +10,11 @@
   constant, with derivative the sum of digamma. scipy raises for
   a <= (d - 1)/2; here those elements are NaN, like every other function
   outside its domain.
-- Functions of two or three arguments, differentiated in one of them: Hurwitz
-  zeta(x, q) in q (-x zeta(x + 1, q)); the regularized incomplete gamma
-  functions gammainc(a, x), gammaincc(a, x) in x (x^{a-1} e^{-x} / Gamma(a),
-  with the sign for gammaincc) and the regularized incomplete beta function
-  betainc(a, b, x) in x (x^{a-1} (1 - x)^{b-1} / B(a, b)). Their derivatives in
-  zeta's x, in a and in b have no closed form in these functions: asking for
-  one raises a DifferentiationError naming the argument (``NoDerivative``).
-  The Riemann zeta(x), a card of its own (scipy's values differ from
-  zeta(x, 1) in the last bit and extend to x < 1), is refused in x likewise.
+- The regularized incomplete gamma functions gammainc(a, x), gammaincc(a, x)
+  and the regularized incomplete beta function betainc(a, b, x), differentiable
+  in every argument: in x by their densities, in the parameters by the cards of
+  ``scipy_shape_derivatives`` (which also holds the zeta functions' cards, since
+  their derivatives in the exponent are of the same kind).
 """
 
 from __future__ import annotations
@@ -30,10 +26,12 @@ import numpy as np
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.primitives.cards import make_op
 from funcdiff.primitives.elementwise import (add, and_, cos, digamma, div, eq, exp, floor, le,
-                                             lgamma, log, log1p, lt, mul, neg, select, sub,
+                                             lgamma, log, lt, mul, neg, select, sub,
                                              abs as abs_, const)
-from funcdiff.primitives.scipy_cards import (NoDerivative, scipy_elementwise,
-                                             static_order_check)
+from funcdiff.primitives.scipy_cards import scipy_elementwise, static_order_check
+from funcdiff.primitives.scipy_shape_derivatives import (  # noqa: F401 (zeta cards re-exported)
+    beta_density, betainc_dab, gamma_density, gammainc_da, hurwitz_zeta, hurwitz_zeta_p,
+    riemann_zeta, riemann_zeta_p)
 
 
 def _unary(name, scipy_name, partial, **kw):
@@ -118,60 +116,23 @@ multigammaln = make_op(multigammaln_p, "Elementwise log of the multivariate gamm
                                        "a static int dimension d >= 1 "
                                        "(scipy.special.multigammaln).")
 
-# --- zeta, incomplete gamma and beta: derivatives in one argument ----------------------------
+# --- incomplete gamma and beta; the zeta functions ---------------------------------------------
 
-_ZETA_IN_X = NoDerivative("d/dx zeta(x, q) = -sum_k log(q + k) (q + k)^-x has no closed form "
-                          "in scipy's functions.")
-riemann_zeta_p = _unary("riemann_zeta", "zeta", _ZETA_IN_X)
-riemann_zeta = make_op(riemann_zeta_p, "Elementwise Riemann zeta function (scipy.special.zeta "
-                                       "with one argument).")
-hurwitz_zeta_p = scipy_elementwise(
-    "hurwitz_zeta", lambda s, x, q: s.zeta(x, q), ("x", "q"),
-    (_ZETA_IN_X, lambda x, q, out: neg(mul(x, hurwitz_zeta(add(x, const(x, 1)), q)))),
-    singular=True)
-hurwitz_zeta = make_op(hurwitz_zeta_p, "Elementwise Hurwitz zeta function zeta(x, q) "
-                                       "(scipy.special.zeta).")
-
-
-def _xlog(a, x, log_fun, at):
-    """(a - 1) log_fun(x), 0 where a == 1 and x == at (the density's 0^0 = 1)."""
-    corner = and_(eq(a, const(a, 1)), eq(x, const(x, at)))
-    return mul(sub(a, const(a, 1)), log_fun(select(corner, const(x, 1 - at), x)))
-
-
-def _gamma_density(a, x):
-    """x^{a-1} e^{-x} / Gamma(a), the derivative of gammainc(a, x) in x."""
-    return exp(sub(sub(_xlog(a, x, log, 0), x), lgamma(a)))
-
-
-_GAMMAINC_IN_A = NoDerivative("funcdiff does not yet have the derivative of the incomplete "
-                              "gamma function in its shape a.")
 gammainc_p = scipy_elementwise("gammainc", lambda s, a, x: s.gammainc(a, x), ("a", "x"),
-                               (_GAMMAINC_IN_A, lambda a, x, out: _gamma_density(a, x)),
+                               (lambda a, x, out: gammainc_da(a, x, order=1),
+                                lambda a, x, out: gamma_density(a, x)),
                                singular=True)
 gammainc = make_op(gammainc_p, "Elementwise regularized lower incomplete gamma function "
                                "P(a, x) (scipy.special.gammainc).")
 gammaincc_p = scipy_elementwise("gammaincc", lambda s, a, x: s.gammaincc(a, x), ("a", "x"),
-                                (_GAMMAINC_IN_A, lambda a, x, out: neg(_gamma_density(a, x))),
+                                (lambda a, x, out: neg(gammainc_da(a, x, order=1)),
+                                 lambda a, x, out: neg(gamma_density(a, x))),
                                 singular=True)
 gammaincc = make_op(gammaincc_p, "Elementwise regularized upper incomplete gamma function "
                                  "Q(a, x) = 1 - P(a, x) (scipy.special.gammaincc).")
-
-
-def _log_one_minus(x):
-    return log1p(neg(x))
-
-
-def _beta_density(a, b, x):
-    """x^{a-1} (1 - x)^{b-1} / B(a, b), the derivative of betainc(a, b, x) in x."""
-    log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
-    return exp(sub(add(_xlog(a, x, log, 0), _xlog(b, x, _log_one_minus, 1)), log_beta))
-
-
-_BETAINC_IN_AB = NoDerivative("funcdiff does not yet have the derivatives of the incomplete "
-                              "beta function in its parameters a and b.")
 betainc_p = scipy_elementwise("betainc", lambda s, a, b, x: s.betainc(a, b, x), ("a", "b", "x"),
-                              (_BETAINC_IN_AB, _BETAINC_IN_AB,
-                               lambda a, b, x, out: _beta_density(a, b, x)), singular=True)
+                              (lambda a, b, x, out: betainc_dab(a, b, x, orders=(1, 0)),
+                               lambda a, b, x, out: betainc_dab(a, b, x, orders=(0, 1)),
+                               lambda a, b, x, out: beta_density(a, b, x)), singular=True)
 betainc = make_op(betainc_p, "Elementwise regularized incomplete beta function I_x(a, b) "
                              "(scipy.special.betainc).")

@@ -79,8 +79,6 @@ no_derivative_p.batch = lambda vals, dims, **params: (
 no_derivative_p.cost = lambda x, **params: {"flops": 0, "bytes": 0}
 
 COUNTS = "it counts, so it takes integer values only."
-SHAPE_IN_SPECIAL = ("it enters through a regularized incomplete gamma or beta function, "
-                    "which funcdiff differentiates in x only.")
 
 
 def no_derivative(x, function: str, argument: str, reason: str = COUNTS):

@@ -1,8 +1,7 @@
 """The beta distribution with shapes ``a`` and ``b`` (``scipy.stats.beta``).
 
 The cdf and sf are the regularized incomplete beta function of
-``funcdiff.scipy.special``, differentiable in x, loc and scale; their
-derivatives in the shapes raise a DifferentiationError naming ``a`` or ``b``.
+``funcdiff.scipy.special``, differentiable in x, loc, scale and the shapes ``a``, ``b``.
 
 >>> from funcdiff.scipy.stats import beta
 >>> round(float(beta.logpdf(0.5, 2.0, 2.0)), 12)  # log 1.5
@@ -16,8 +15,7 @@ import numpy as np
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c
-from funcdiff.scipy.stats._support import (SHAPE_IN_SPECIAL, finish, log_probability,
-                                           no_derivative, outside_support, safe, standardize)
+from funcdiff.scipy.stats._support import (finish, log_probability, outside_support, safe, standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -53,17 +51,12 @@ def pdf(x, a, b, loc=0, scale=1):
 def _cdf_parts(name, x, a, b, loc, scale):
     name = f"funcdiff.scipy.stats.beta.{name}"
     z, _, a, b = standardize(name, x, loc, scale, a, b)
-    a = no_derivative(a, name, "a", SHAPE_IN_SPECIAL)
-    b = no_derivative(b, name, "b", SHAPE_IN_SPECIAL)
     below, above = ew.le(z, _c(z, 0)), ew.ge(z, _c(z, 1))
     return safe(ew.not_(ew.or_(below, above)), z, 0.5), a, b, below, above
 
 
 def cdf(x, a, b, loc=0, scale=1):
     """The beta cdf ``betainc(a, b, z)`` (0 below the support, 1 above).
-
-    Raises:
-      DifferentiationError: for a derivative with respect to a or b.
 
     >>> import funcdiff as fd
     >>> from funcdiff.scipy.stats import beta

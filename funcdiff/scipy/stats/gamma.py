@@ -1,8 +1,7 @@
 """The gamma distribution with shape ``a`` (``scipy.stats.gamma``).
 
 The cdf and sf are the regularized incomplete gamma functions of
-``funcdiff.scipy.special``, differentiable in x, loc and scale; their
-derivative in the shape ``a`` raises a DifferentiationError naming ``a``.
+``funcdiff.scipy.special``, differentiable in x, loc, scale and the shape ``a``.
 
 >>> from funcdiff.scipy.stats import gamma
 >>> round(float(gamma.logpdf(1.0, 1.0)), 12)  # exponential: -x
@@ -16,8 +15,7 @@ import numpy as np
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c
-from funcdiff.scipy.stats._support import (SHAPE_IN_SPECIAL, finish, log_probability,
-                                           no_derivative,
+from funcdiff.scipy.stats._support import (finish, log_probability,
                                            outside_support, safe, standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -54,14 +52,11 @@ def _cdf_args(name, x, a, loc, scale):
     name = f"funcdiff.scipy.stats.gamma.{name}"
     z, _, a = standardize(name, x, loc, scale, a)
     inside = ew.ge(z, _c(z, 0))
-    return safe(inside, z, 1.0), no_derivative(a, name, "a", SHAPE_IN_SPECIAL), inside
+    return safe(inside, z, 1.0), a, inside
 
 
 def cdf(x, a, loc=0, scale=1):
     """The gamma cdf ``gammainc(a, z)`` (0 for z < 0).
-
-    Raises:
-      DifferentiationError: for a derivative with respect to a.
 
     >>> import funcdiff as fd
     >>> from funcdiff.scipy.stats import gamma

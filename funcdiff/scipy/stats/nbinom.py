@@ -3,8 +3,8 @@ successes of probability ``p``.
 
 ``n > 0`` is a real number. The log-pmf is differentiable in ``n`` and ``p``
 (through ``gammaln`` and ``xlog1py``); the cdf and sf, through the incomplete
-beta function, in ``p`` only, and their derivative in ``n`` raises a
-DifferentiationError naming ``n``. The count ``k`` has no derivative either.
+beta function, in ``p`` and ``n``. The count ``k`` has no derivative (asking
+for one raises a DifferentiationError naming ``k``).
 
 >>> import funcdiff as fd
 >>> from funcdiff.scipy.stats import nbinom
@@ -21,7 +21,7 @@ from __future__ import annotations
 from funcdiff.primitives import elementwise as ew
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
-from funcdiff.scipy.stats._support import (SHAPE_IN_SPECIAL, finish, log_probability,
+from funcdiff.scipy.stats._support import (finish, log_probability,
                                            no_derivative, outside_support, safe)
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
@@ -65,14 +65,14 @@ def _cdf_parts(name, k, n, p, loc):
     k, n, p, loc = _floats(name, k, n, p, loc)
     k = ew.floor(no_derivative(ew.sub(k, loc), name, "k"))
     inside = ew.ge(k, _c(k, 0))
-    return safe(inside, k, 0.0), no_derivative(n, name, "n", SHAPE_IN_SPECIAL), p, inside
+    return safe(inside, k, 0.0), n, p, inside
 
 
 def cdf(k, n, p, loc=0):
     """The probability of at most ``k - loc`` failures, ``betainc(n, k + 1, p)``.
 
     Raises:
-      DifferentiationError: for a derivative with respect to k or n.
+      DifferentiationError: for a derivative with respect to k.
 
     >>> from funcdiff.scipy.stats import nbinom
     >>> float(nbinom.cdf(-1, 2, 0.5))
