@@ -55,7 +55,8 @@ class NoDerivative:
 
 def scipy_elementwise(name: str, call: Callable, operands: tuple[str, ...], partials: tuple,
                       *, check_params: Callable | None = None, flops: int = 100,
-                      singular: bool = False, nondifferentiable: bool = False) -> Primitive:
+                      singular: bool = False, nondifferentiable: bool = False,
+                      kinds: str = FLOAT) -> Primitive:
     """An elementwise primitive of ``len(operands)`` floating operands of one dtype
     (broadcast together) whose value is ``call(scipy.special, *operands, **params)``.
 
@@ -63,7 +64,8 @@ def scipy_elementwise(name: str, call: Callable, operands: tuple[str, ...], part
     out=..., **params)`` is the derivative with respect to operand i, in funcdiff
     operations (``None``: zero; ``NoDerivative``: refused by name).
     ``check_params(**params)`` raises the funcdiff error for bad static params.
-    ``singular`` scales tangents with safe_mul (the derivative can be infinite)."""
+    ``singular`` scales tangents with safe_mul (the derivative can be infinite).
+    ``kinds`` are the dtype kinds accepted (real floats unless told)."""
     prim = Primitive(name)
 
     def impl(*xs, **params):
@@ -99,7 +101,7 @@ def scipy_elementwise(name: str, call: Callable, operands: tuple[str, ...], part
 
     prim.impl = impl
     prim.abstract_eval = abstract_eval
-    prim = accepts(prim, FLOAT)
+    prim = accepts(prim, kinds)
     if nondifferentiable:
         prim.nondifferentiable = True
     else:

@@ -1,7 +1,7 @@
 """funcdiff.scipy.special's error function and normal distribution functions.
 
-``erf``, ``erfc`` and ``erfinv`` bind the primitives ``erf``, ``erfc`` and
-``erf_inv``; ``ndtr``, ``ndtri`` and ``log_ndtr`` (the standard normal CDF, its
+``erf``, ``erfc`` and ``erfinv`` bind the cards of ``primitives.scipy_gamma_erf``
+(scipy.special's values); ``ndtr``, ``ndtri`` and ``log_ndtr`` (the standard normal CDF, its
 inverse and its logarithm, accurate in both tails) are compositions of them;
 ``log_ndtr``'s derivative ``phi / Phi`` is its own rule (a ``custom_jvp``), finite
 at every order where the composition's would overflow.
@@ -17,6 +17,7 @@ import numpy as np
 from funcdiff.custom_derivatives import custom_jvp
 from funcdiff.errors import DTypeError
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy._special_util import c, floats
 
 SQRT2 = math.sqrt(2.0)
@@ -59,7 +60,7 @@ def erf(x):
     >>> complex(fd.grad(special.erf, holomorphic=True)(1j)) == 2 / np.sqrt(np.pi) * np.e
     True
     """
-    return ew.erf(_erf_operand("erf", x))
+    return G.erf(_erf_operand("erf", x))
 
 
 def erfc(x):
@@ -69,7 +70,7 @@ def erfc(x):
     >>> float(special.erfc(10.0)) > 0
     True
     """
-    return ew.erfc(_erf_operand("erfc", x))
+    return G.erfc(_erf_operand("erfc", x))
 
 
 def erfinv(y):
@@ -80,7 +81,7 @@ def erfinv(y):
     0.3
     """
     (y,) = floats("erfinv", y)
-    return ew.erf_inv(y)
+    return G.erfinv(y)
 
 
 def ndtr(x):
@@ -94,7 +95,7 @@ def ndtr(x):
     0.5
     """
     (x,) = floats("ndtr", x)
-    return ew.mul(c(x, 0.5), ew.erfc(ew.mul(x, c(x, -1 / SQRT2))))
+    return ew.mul(c(x, 0.5), G.erfc(ew.mul(x, c(x, -1 / SQRT2))))
 
 
 def ndtri(p):
@@ -105,7 +106,7 @@ def ndtri(p):
     1.959964
     """
     (p,) = floats("ndtri", p)
-    return ew.mul(c(p, SQRT2), ew.erf_inv(ew.sub(ew.mul(c(p, 2), p), c(p, 1))))
+    return ew.mul(c(p, SQRT2), G.erfinv(ew.sub(ew.mul(c(p, 2), p), c(p, 1))))
 
 
 def log_ndtr_asymptotic(z):
@@ -184,7 +185,7 @@ def normal_ratio(x):
     magnifies in each, then cancels in the quotient."""
     z = ew.mul(x, c(x, -1 / SQRT2))
     gaussian = ew.mul(c(x, INV_SQRT_2PI), ew.exp(ew.neg(ew.mul(z, z))))
-    return ew.div(gaussian, ew.mul(c(x, 0.5), ew.erfc(z)))
+    return ew.div(gaussian, ew.mul(c(x, 0.5), G.erfc(z)))
 
 
 @normal_ratio.defjvp

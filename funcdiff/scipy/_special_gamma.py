@@ -1,8 +1,10 @@
 """funcdiff.scipy.special's gamma function and its relatives.
 
-``gammaln``, ``digamma`` (``psi``) and ``polygamma`` bind the primitives
-``lgamma``, ``digamma`` and ``polygamma``; ``gamma``, ``beta`` and ``betaln``
-are compositions of ``lgamma`` with the sign of Gamma taken apart.
+``gammaln``, ``digamma`` (``psi``) and ``polygamma`` bind the cards of
+``primitives.scipy_gamma_erf`` (scipy.special's values; the core primitives
+``lgamma``, ``digamma`` and ``polygamma`` keep numpy kernels for funcdiff.numpy);
+``gamma``, ``beta`` and ``betaln`` are compositions of ``gammaln`` with the sign
+of Gamma taken apart.
 ``funcdiff.scipy.special`` re-exports them.
 """
 
@@ -17,6 +19,7 @@ from funcdiff.core import concrete_value
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.numpy import _util
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy._special_util import c, floats
 import funcdiff.numpy as fnp
 
@@ -29,7 +32,7 @@ def gammaln(x):
     True
     """
     (x,) = floats("gammaln", x)
-    return ew.lgamma(x)
+    return G.gammaln(x)
 
 
 def digamma(x):
@@ -40,7 +43,7 @@ def digamma(x):
     -0.577215664902
     """
     (x,) = floats("digamma", x)
-    return ew.digamma(x)
+    return G.digamma(x)
 
 
 psi = digamma
@@ -66,7 +69,7 @@ def static_order(n: Any) -> Any:
 
 
 def polygamma_of_order(order: int, x):
-    return ew.digamma(x) if order == 0 else ew.polygamma(x, order=order)
+    return G.digamma(x) if order == 0 else G.polygamma(x, order=order)
 
 
 def polygamma(n, x):
@@ -118,7 +121,7 @@ def gamma(x):
     -3.544907702
     """
     (x,) = floats("gamma", x)
-    out = ew.mul(gamma_sign(x), ew.exp(ew.lgamma(x)))
+    out = ew.mul(gamma_sign(x), ew.exp(G.gammaln(x)))
     # the negative integers are poles with no sign (scipy: NaN); 0 gives +inf
     pole = ew.and_(ew.lt(x, c(x, 0)), ew.eq(x, ew.floor(x)))
     return ew.select(pole, c(x, np.nan), out)
@@ -132,7 +135,7 @@ def betaln(a, b):
     True
     """
     a, b = floats("betaln", a, b)
-    return ew.sub(ew.add(ew.lgamma(a), ew.lgamma(b)), ew.lgamma(ew.add(a, b)))
+    return ew.sub(ew.add(G.gammaln(a), G.gammaln(b)), G.gammaln(ew.add(a, b)))
 
 
 def beta(a, b):
@@ -145,5 +148,5 @@ def beta(a, b):
     a, b = floats("beta", a, b)
     s = ew.add(a, b)
     sign = ew.mul(ew.mul(gamma_sign(a), gamma_sign(b)), gamma_sign(s))
-    log_abs = ew.sub(ew.add(ew.lgamma(a), ew.lgamma(b)), ew.lgamma(s))
+    log_abs = ew.sub(ew.add(G.gammaln(a), G.gammaln(b)), G.gammaln(s))
     return ew.mul(sign, ew.exp(log_abs))

@@ -18,6 +18,7 @@ DifferentiationError naming the argument.
 from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability, no_derivative,
@@ -50,8 +51,8 @@ def logpmf(k, n, p, loc=0):
     inside = ew.and_(ew.and_(ew.ge(k, _c(k, 0)), ew.le(k, n)), ew.eq(k, ew.floor(k)))
     k = safe(inside, k, 0.0)
     n_minus_k = ew.sub(n, k)
-    log_choose = ew.sub(ew.lgamma(ew.add(n, one)),
-                        ew.add(ew.lgamma(ew.add(k, one)), ew.lgamma(ew.add(n_minus_k, one))))
+    log_choose = ew.sub(G.gammaln(ew.add(n, one)),
+                        ew.add(G.gammaln(ew.add(k, one)), G.gammaln(ew.add(n_minus_k, one))))
     value = ew.add(log_choose, ew.add(special.xlogy(k, p), special.xlog1py(n_minus_k, ew.neg(p))))
     return finish(outside_support(inside, value))
 

@@ -18,6 +18,7 @@ There is no ppf yet: it needs the inverse incomplete gamma function.
 from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c
 from funcdiff.scipy.stats._support import (LOG_2, finish, log_probability,
@@ -40,7 +41,7 @@ def logpdf(x, df, loc=0, scale=1):
     z = safe(inside, z, 1.0)
     half_df = ew.mul(_c(df, 0.5), df)
     value = ew.sub(special.xlogy(ew.sub(half_df, _c(df, 1)), z), ew.mul(_c(z, 0.5), z))
-    value = ew.sub(value, ew.add(ew.lgamma(half_df), ew.mul(_c(df, LOG_2), half_df)))
+    value = ew.sub(value, ew.add(G.gammaln(half_df), ew.mul(_c(df, LOG_2), half_df)))
     return finish(outside_support(inside, ew.sub(value, log_scale)))
 
 def pdf(x, df, loc=0, scale=1):

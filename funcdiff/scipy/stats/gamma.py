@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c
 from funcdiff.scipy.stats._support import (finish, log_probability,
@@ -35,7 +36,7 @@ def logpdf(x, a, loc=0, scale=1):
     inside = ew.ge(z, _c(z, 0))
     z = ew.select(inside, z, _c(z, 1))
     value = ew.sub(ew.sub(special.xlogy(ew.sub(a, _c(a, 1)), z), z),
-                   ew.add(ew.lgamma(a), log_scale))
+                   ew.add(G.gammaln(a), log_scale))
     return finish(outside_support(inside, value))
 
 def pdf(x, a, loc=0, scale=1):

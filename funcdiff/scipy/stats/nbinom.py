@@ -19,6 +19,7 @@ for one raises a DifferentiationError naming ``k``).
 from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability,
@@ -45,8 +46,8 @@ def logpmf(k, n, p, loc=0):
     k = no_derivative(ew.sub(k, loc), name, "k")
     inside = ew.and_(ew.ge(k, _c(k, 0)), ew.eq(k, ew.floor(k)))
     k = safe(inside, k, 0.0)
-    log_coefficient = ew.sub(ew.lgamma(ew.add(n, k)),
-                             ew.add(ew.lgamma(ew.add(k, _c(k, 1))), ew.lgamma(n)))
+    log_coefficient = ew.sub(G.gammaln(ew.add(n, k)),
+                             ew.add(G.gammaln(ew.add(k, _c(k, 1))), G.gammaln(n)))
     value = ew.add(log_coefficient, ew.add(ew.mul(n, ew.log(p)), special.xlog1py(k, ew.neg(p))))
     return finish(outside_support(inside, value))
 

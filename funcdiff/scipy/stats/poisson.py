@@ -12,6 +12,7 @@ raises a DifferentiationError naming ``k``.
 from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
+from funcdiff.primitives import scipy_gamma_erf as G
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability, no_derivative,
@@ -38,7 +39,7 @@ def logpmf(k, mu, loc=0):
     k = no_derivative(ew.sub(k, loc), "funcdiff.scipy.stats.poisson.logpmf", "k")
     inside = ew.and_(ew.ge(k, _c(k, 0)), ew.eq(k, ew.floor(k)))
     k = ew.select(inside, k, _c(k, 0))
-    value = ew.sub(ew.sub(special.xlogy(k, mu), ew.lgamma(ew.add(k, _c(k, 1)))), mu)
+    value = ew.sub(ew.sub(special.xlogy(k, mu), G.gammaln(ew.add(k, _c(k, 1)))), mu)
     return finish(outside_support(inside, value))
 
 def pmf(k, mu, loc=0):
