@@ -33,6 +33,7 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.compiler.compile import compile_jaxpr
 from funcdiff.passes.pipeline import optimize
 from funcdiff.primitives import indexing as ix
+from funcdiff.primitives import scipy_shape_derivatives
 
 import test_passes as TP
 import test_prim_elementwise as EW
@@ -149,6 +150,7 @@ _inner = fd.jit(lambda x: fnp.sin(x) * 2.0)
 _X01 = np.array([0.3, 0.6, 0.9])
 _sps = fd.scipy.special
 _poisson = fd.scipy.stats.poisson  # its count k passes through no_derivative
+_shape = scipy_shape_derivatives  # the cards of the parameter derivatives
 
 EXTRA = [  # (id, function, args) for the primitives the family tables do not reach
     ("gather", lambda x: ix.gather(x, _IDX, axis=0), (_X3,)),
@@ -208,6 +210,14 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
         _sps.multigammaln(x + 1.0, 2), _sps.zeta(2.0, x), _sps.gammainc(2.0, x),
         _sps.gammaincc(2.0, x), _sps.betainc(2.0, 3.0, x)], (_X01,)),
     ("scipy.stats-no_derivative", lambda x: _poisson.logpmf(x * 0 + 2.0, x + 1.0), (_X01,)),
+    ("scipy.special-gamma-erf", lambda x: [
+        _sps.gammaln(x + 1.0), _sps.digamma(x + 1.0), _sps.polygamma(2, x + 1.0), _sps.erf(x),
+        _sps.erfc(x), _sps.erfinv(x)], (_X01,)),
+    ("scipy.special-parameter-derivatives", lambda x: [
+        _shape.gammainc_da(x + 1.0, x + 0.5, order=1),
+        _shape.betainc_dab(x + 1.0, x + 2.0, x, orders=(1, 1)),
+        _shape.hurwitz_zeta_dx(x + 2.0, x + 1.0, order=1),
+        _shape.riemann_zeta_dx(x + 2.0, order=2)], (_X01,)),
 ]
 
 

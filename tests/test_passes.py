@@ -655,7 +655,7 @@ B = RNG.uniform(-0.9, 0.9, (2, 3))
 M = RNG.uniform(-0.9, 0.9, (3, 4))
 BOOLS = A > 0, B > 0
 _UNARY = ("neg", "sin", "tan", "tanh", "sinh", "asin", "atan", "asinh", "atanh", "sqrt", "cbrt",
-          "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv",
+          "expm1", "log1p", "abs", "sign", "floor", "ceil", "round", "erf", "erf_inv", "scipy_erf", "scipy_erfinv",
           "stop_gradient")
 _BINARY = ("add", "sub", "mul", "safe_mul", "div", "rem", "max", "min", "atan2", "logaddexp",
            "logaddexp2", "hypot", "eq", "ne",
