@@ -13,6 +13,12 @@
   holds a NaN is re-run unoptimised, one operation at a time, to find it, as
   JAX's ``jax_debug_nans`` does. ``debug_nans()`` turns it on for a ``with`` block.
 - ``debug_infs`` (False): the same for infinities (``debug_infs()``).
+- ``jit_numexpr`` (True): when numexpr is installed (``pip install
+  funcdiff[fast]``), jit runs each chain of elementwise arithmetic on large
+  arrays as one numexpr expression (``compiler.elementwise_fusion``;
+  ``jit(f).lower(x).fused_chains`` lists them). It applies to programs
+  compiled after the change: call ``clear_cache()`` on a jitted function to
+  compile it again.
 
 JAX's spelling with a ``jax_`` prefix is accepted too.
 """
@@ -37,7 +43,7 @@ class Config:
     """
 
     DEFAULTS = {"log_compiles": False, "retrace_warning_threshold": 10, "debug_nans": False,
-                "debug_infs": False}
+                "debug_infs": False, "jit_numexpr": True}
 
     def __init__(self):
         self.__dict__.update(self.DEFAULTS)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from funcdiff.compiler.elementwise_fusion import fuse_elementwise
 from funcdiff.compiler.fusion import fuse_indexing
+from funcdiff.configuration import config
 from funcdiff.core import Trait
 from funcdiff.ir import ClosedJaxpr, Var
 
@@ -41,7 +43,8 @@ class Program:
 
     def __init__(self, closed: ClosedJaxpr, compile_unfused: Callable | None = None):
         """``compile_unfused`` (the compiler without fusion, which a fused group
-        falls back to) turns on the fusion of along-axis indexing."""
+        falls back to) turns on the fusion of along-axis indexing, and of chains of
+        elementwise arithmetic when numexpr is there (``fused_chains`` lists them)."""
         self.closed = closed
         jaxpr = closed.jaxpr
         self.alias: dict[Var, Any] = {}
@@ -52,6 +55,9 @@ class Program:
         if compile_unfused is not None:
             eqns = fuse_indexing(eqns, dict(zip(jaxpr.constvars, closed.consts)), jaxpr.outvars,
                                  self.resolve, compile_unfused)
+        self.fused_chains: list[str] = []
+        if compile_unfused is not None and config.jit_numexpr:
+            eqns, self.fused_chains = fuse_elementwise(eqns, jaxpr.outvars, self.resolve)
         self.eqns = list(enumerate(eqns))
         self.last_use: dict[Var, int] = {}
         for i, eqn in self.eqns:

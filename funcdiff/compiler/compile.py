@@ -69,17 +69,19 @@ class CompiledProgram:
 
     ``source`` is the numpy program; ``scalar_source`` the Python-float
     version (None when the program is not all-scalar); ``jaxpr`` is the
-    program that was compiled.
+    program that was compiled; ``fused_chains`` the elementwise chains run as
+    one numexpr expression each.
     """
 
-    __slots__ = ("fn", "source", "scalar_source", "jaxpr", "__weakref__")
+    __slots__ = ("fn", "source", "scalar_source", "jaxpr", "fused_chains", "__weakref__")
 
     def __init__(self, fn: Callable, source: str, jaxpr: ClosedJaxpr,
-                 scalar_source: str | None = None):
+                 scalar_source: str | None = None, fused_chains: list[str] | None = None):
         self.fn = fn
         self.source = source
         self.scalar_source = scalar_source
         self.jaxpr = jaxpr
+        self.fused_chains = fused_chains or []
 
     def __call__(self, *args: Any) -> list[Any]:
         for x in args:
@@ -328,4 +330,4 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
     if scalar is not None:
         scalar_text, scalar_ns = scalar
         fn = _exec(scalar_text, scalar_ns, "scalar_program", label + " (scalar)")
-    return CompiledProgram(fn, source, closed, scalar_text)
+    return CompiledProgram(fn, source, closed, scalar_text, program.fused_chains)

@@ -401,7 +401,7 @@ class Jitted:
             entry.program = compiled(entry.jaxpr, self._name)
         p = entry.program
         return Lowered(entry.jaxpr, p.jaxpr, p.source, p.scalar_source, run=self,
-                       name=self._name)
+                       name=self._name, fused_chains=p.fused_chains)
 
     def clear_cache(self) -> None:
         """Forget every traced signature (the next call traces again)."""

@@ -28,13 +28,15 @@ class Lowered:
 
     def __init__(self, jaxpr: ClosedJaxpr, optimized: ClosedJaxpr, source: str,
                  scalar_source: str | None = None, run: Callable | None = None,
-                 name: str = "f"):
+                 name: str = "f", fused_chains: list[str] | None = None):
         self.jaxpr = jaxpr
         self.optimized_jaxpr = optimized
         self.source = source
         self.scalar_source = scalar_source
         self.run = run  # the jitted function, which runs this program for this signature
         self.name = name
+        # the chains of elementwise arithmetic run as one numexpr expression each
+        self.fused_chains = list(fused_chains or [])
 
     def compile(self) -> "Compiled":
         """The compiled function of this signature (it refuses other shapes and dtypes)."""
@@ -53,6 +55,8 @@ class Lowered:
 
     def as_text(self) -> str:
         text = f"{self.optimized_jaxpr}\n\n{self.source}"
+        if self.fused_chains:
+            text += "".join(f"# fused (numexpr): {chain}\n" for chain in self.fused_chains)
         return text + (f"\n{self.scalar_source}" if self.scalar_source else "")
 
     def __str__(self) -> str:

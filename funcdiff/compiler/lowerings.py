@@ -59,6 +59,9 @@ def lower_ufunc(ufunc: np.ufunc, *, kinds: str | None = None,
         if eqn.params:
             return None
         return em.ufunc_call(eqn, ufunc, args)
+    # what the rule computes, for the fusion of elementwise chains (elementwise_fusion)
+    lower.ufunc = ufunc if last_operand is None else None
+    lower.kinds = kinds
     return lower
 
 
