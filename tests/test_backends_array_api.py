@@ -13,6 +13,7 @@ Then: a numpy function with no array API form names itself and the library.
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import numpy as np
 import pytest
@@ -99,3 +100,31 @@ def test_flattening_cumulative_sum_and_prod_match_numpy():
         got = fd.grad(lambda X: fnp.sum(op(X) ** 2))(X)
         assert type(got) is StrictArray
         np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-12)
+
+
+def _gpu_example():
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "gpu.py")
+    spec = importlib.util.spec_from_file_location("examples_gpu", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_gpu_example_trains_the_same_on_a_foreign_array_type():
+    example = _gpu_example()
+    cpu = example.main("cpu", steps=30, verbose=False)
+    foreign = example.main("array_api_strict", steps=30, verbose=False)
+    assert foreign["parameter_type"] is StrictArray and cpu["parameter_type"] is np.ndarray
+    np.testing.assert_allclose(foreign["losses"], cpu["losses"], rtol=1e-10)
+    assert cpu["losses"][-1] < 0.6 * cpu["losses"][0]
+
+
+@pytest.mark.parametrize("device", ["cupy", "torch"])
+def test_the_gpu_example_on_a_gpu(device):
+    example = _gpu_example()
+    if not example.available(device):
+        pytest.skip(f"no {device} GPU on this machine")
+    on_gpu = example.main(device, steps=30, verbose=False)
+    cpu = example.main("cpu", steps=30, verbose=False)
+    np.testing.assert_allclose(on_gpu["losses"], cpu["losses"], rtol=1e-8)
