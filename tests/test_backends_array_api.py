@@ -128,3 +128,15 @@ def test_the_gpu_example_on_a_gpu(device):
     on_gpu = example.main(device, steps=30, verbose=False)
     cpu = example.main("cpu", steps=30, verbose=False)
     np.testing.assert_allclose(on_gpu["losses"], cpu["losses"], rtol=1e-8)
+
+
+def test_jit_with_debug_nans_keeps_foreign_arrays_and_finds_the_nan():
+    X = strict.asarray(X_NP)
+    f = fd.jit(lambda X: fnp.sum(fnp.tanh(X)))
+    with fd.debug_nans():
+        out = f(X)
+        assert type(out) is StrictArray
+        with pytest.raises(fd.FloatingPointCheckError, match="log produced NaN"):
+            with np.errstate(invalid="ignore"):
+                fd.jit(lambda X: fnp.log(X - 100.0))(X)
+    np.testing.assert_allclose(to_numpy(out), np.tanh(X_NP).sum())

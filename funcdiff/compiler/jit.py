@@ -314,6 +314,9 @@ class Jitted:
             return [check_output(o, f"jit({self._name})", i) for i, o in enumerate(out_leaves)]
         return f_flat
 
+    def _checked_call_of(self, *args, **kwargs):
+        return self._checked_call(args, kwargs)
+
     def _checked_call(self, args: tuple, kwargs: dict):
         """``__call__`` while ``fd.config`` debug_nans or debug_infs is on: the compiled
         program runs; when an output holds a NaN (an inf), ``f`` is traced again with
@@ -353,7 +356,7 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         if _core.float_checks:  # fd.config's debug_nans / debug_infs
-            return self._checked_call(args, kwargs)
+            return call_at_boundary(self._checked_call_of, args, kwargs, f"jit({self._name})")
         if not kwargs and _core.dynamic[-1].level == 0:
             # the fast paths: a known signature of plain arrays runs its program directly
             if self._guard is not None:
