@@ -50,9 +50,11 @@ _tables: dict[str, Any] = {}
 
 def numpy_objects() -> list[tuple[Any, list[str]]]:
     """Every public numpy function and ufunc with all names numpy exports it under
-    (its own ``__name__`` first), in a fixed order."""
+    (its own ``__name__`` first), in a fixed order. Only the names numpy declares in
+    ``numpy.__all__``: other libraries add attributes to numpy (numexpr sets
+    ``numpy.expm1x``), and what they add must not change the tables or the docs."""
     found: dict[int, tuple[Any, list[str]]] = {}
-    for name in sorted(dir(np)):
+    for name in sorted(np.__all__):
         obj = getattr(np, name, None)
         if name.startswith("_") or isinstance(obj, type) or not callable(obj):
             continue
