@@ -744,8 +744,8 @@ def float_error(primitive: Primitive | None, operands: Sequence[Any],
         head = (f"in the backward pass, the derivative of {context.operation} (applied at "
                 f"{line}), given a cotangent {context.cotangent}, produced {kind}{inner}")
     else:
-        head = (f"computing the derivative of {context.operation} (applied at {line}) for "
-                f"the backward pass, {primitive.name} produced {kind}")
+        head = (f"computing the derivative of {context.operation} (applied at {line}), "
+                f"{primitive.name} produced {kind}")
     setting = "debug_nans" if kind == "NaN" else "debug_infs"
     return FloatingPointCheckError(
         f"{setting}: {head}, from operands ({', '.join(map(describe_value, operands))}) "

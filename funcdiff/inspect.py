@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from funcdiff import core, dtypes
-from funcdiff.remat.checkpoint import checkpoint_p, current_source, remat_split
+from funcdiff.remat.checkpoint import checkpoint_p, remat_split
 from funcdiff.interpreters.call import transposed_program
 from funcdiff.core import Trace, Tracer, Zero, get_aval, new_main, tangent_aval
 from funcdiff.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p, is_array_like
@@ -35,7 +35,7 @@ from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import optimize
 from funcdiff.interpreters.staging import trace_to_jaxpr
-from funcdiff.ir import ClosedJaxpr, Literal, eval_jaxpr
+from funcdiff.ir import ClosedJaxpr, Literal, current_source, eval_jaxpr
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,9 @@ output atoms. Atoms are ``Var`` (defined once) or ``Literal`` (a scalar
 inlined in the program). ``ClosedJaxpr`` pairs a jaxpr with its constants.
 
 ``eval_jaxpr`` interprets a jaxpr by binding each primitive again, so it runs
-under any active transform; ``check_jaxpr`` verifies that every variable is
+under any active transform (when the jaxpr was staged with source lines, each
+equation's line is the *current source* while it runs, and the line a
+floating-point check names); ``check_jaxpr`` verifies that every variable is
 defined before use and that each equation's output types are what the
 primitive's abstract evaluation says.
 """
@@ -19,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from funcdiff import core
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import JaxprTypeError
 
@@ -54,13 +57,14 @@ Atom = Var | Literal
 class Eqn:
     """One equation: ``outvars = primitive[params](*invars)``."""
 
-    __slots__ = ("primitive", "invars", "params", "outvars")
+    __slots__ = ("primitive", "invars", "params", "outvars", "source")
 
     def __init__(self, primitive: Primitive, invars: list, params: dict, outvars: list[Var]):
         self.primitive = primitive
         self.invars = invars
         self.params = params
         self.outvars = outvars
+        self.source = None  # the user's source line, when staging recorded it
 
     def __repr__(self) -> str:
         return f"Eqn({self.primitive.name}, {len(self.invars)} in, {len(self.outvars)} out)"
@@ -135,8 +139,53 @@ class ClosedJaxpr:
 # Evaluation
 
 
+# Source lines: staging, when asked (interpreters.staging), notes on each equation the
+# user's source line that applied it (Eqn.source: a str, or a DerivativeSource for an
+# equation a derivative made); every program built from those equations keeps them.
+# Interpreters replaying a program push each equation's line on source_stack, so what
+# they stage or raise names the user's line rather than funcdiff's. Until a line is
+# first recorded, eval_jaxpr does not look for them.
+source_stack: list[str] = []
+_recorded = [False]
+
+
+def record_source(eqn: Eqn, line: str) -> None:
+    """Note ``line`` as the user source line of ``eqn``."""
+    eqn.source = line
+    _recorded[0] = True
+
+
+def current_source() -> str | None:
+    """The user source line of the staged equation being replayed now, if any."""
+    return source_stack[-1] if source_stack else None
+
+
+class DerivativeSource(str):
+    """The source line of an equation computing the derivative of the forward
+    ``operation`` applied at that line (a str, so it reads as the line).
+
+    ``primals``: the operation's operands while its derivative rule runs; the rule
+    applying the operation itself to them computes the forward value, not a
+    derivative (``line_of`` says so)."""
+
+    def __new__(cls, line: str, operation: str, primals: Sequence[Any] = ()):
+        self = super().__new__(cls, line)
+        self.operation = operation
+        self.primal_ids = tuple(map(id, primals))
+        return self
+
+    def line_of(self, primitive: Primitive, operands: Sequence[Any]) -> str:
+        """The line to record for ``primitive`` applied to ``operands`` in the rule."""
+        if (primitive.name == self.operation and len(operands) == len(self.primal_ids)
+                and all(id(a) == i for a, i in zip(operands, self.primal_ids))):
+            return str.__str__(self)  # the forward operation: a plain line
+        return self
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     """Run ``jaxpr`` by binding each equation's primitive; works under any transform."""
+    if _recorded[0]:
+        return _eval_with_sources(jaxpr, consts, args)
     env: dict[Var, Any] = {}
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
@@ -151,6 +200,36 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         if eqn.primitive.multiple_results:
             for v, x in zip(eqn.outvars, outs):
                 env[v] = x
+        else:
+            env[eqn.outvars[0]] = outs
+    return [read(a) for a in jaxpr.outvars]
+
+
+def _eval_with_sources(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``eval_jaxpr`` with each equation's recorded line the current source (and,
+    under the floating-point checks, the line their error names)."""
+    env: dict = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    check = core.float_checks
+
+    def read(a):
+        return a.val if type(a) is Literal else env[a]
+    for eqn in jaxpr.eqns:
+        line = eqn.source
+        if line is not None:
+            source_stack.append(line)
+            if check:
+                core.float_context.append(core.FloatContext(getattr(line, "operation", None),
+                                                            line))
+        try:
+            outs = bind(eqn.primitive, *[read(a) for a in eqn.invars], **eqn.params)
+        finally:
+            if line is not None:
+                source_stack.pop()
+                if check:
+                    core.float_context.pop()
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, outs))
         else:
             env[eqn.outvars[0]] = outs
     return [read(a) for a in jaxpr.outvars]

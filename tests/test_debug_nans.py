@@ -153,3 +153,118 @@ def test_in_a_scan_under_grad_the_body_operation_is_named():
     with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError,
                                         match="^debug_nans: log produced NaN at .*test_debug_nans"):
         fd.grad(lambda xs: fd.lax.scan(body, 0.0, xs)[0])(np.array([1.0, -1.0]))
+
+
+def _scan_body(carry, x):
+    return carry + fnp.log(x - 1.0), carry  # SCAN_BODY
+
+
+def _branch(v):
+    return fnp.log(v - 1.0)  # BRANCH
+
+
+def _while_body(c):
+    return c[0] + 1, c[1] + fnp.log(c[1] - 5.0)  # WHILE_BODY
+
+
+def _inner(y):
+    return fnp.log(y - 1.0)  # INNER_JIT
+
+
+BODY_CASES = [  # (name, function of x, marker of the line that makes the NaN)
+    ("scan", lambda x: fd.lax.scan(_scan_body, 0.0, x)[0], "SCAN_BODY"),
+    ("cond", lambda x: fd.lax.cond(True, _branch, lambda v: v, x), "BRANCH"),
+    ("while_loop", lambda x: fd.lax.while_loop(lambda c: c[0] < 3, _while_body,
+                                               (0, fnp.sum(x)))[1], "WHILE_BODY"),
+    ("nested jit", lambda x: fd.jit(_inner)(x) * 2.0, "INNER_JIT"),
+]
+
+
+@pytest.mark.parametrize("name, f, marker", BODY_CASES, ids=[c[0] for c in BODY_CASES])
+@pytest.mark.parametrize("how", ["eager", "jit", "vmap", "jvp", "jacfwd", "grad", "hvp"])
+def test_a_nan_inside_a_body_names_the_body_operation_and_line(name, f, marker, how):
+    if name == "while_loop" and how in ("grad", "hvp"):
+        pytest.skip("a while_loop has no reverse mode")
+    x, ones = np.zeros(3), np.ones(3)
+
+    def total(x):
+        return fnp.sum(f(x))
+    run = {"eager": lambda: f(x), "jit": lambda: fd.jit(f)(x),
+           "vmap": lambda: fd.vmap(f)(np.zeros((2, 3))),
+           "jvp": lambda: fd.jvp(f, (x,), (ones,)), "jacfwd": lambda: fd.jacfwd(total)(x),
+           "grad": lambda: fd.grad(total)(x), "hvp": lambda: fd.hvp(total, (x,), (ones,))}[how]
+    with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError) as info:
+        run()
+    message = str(info.value)
+    assert message.startswith("debug_nans: log produced NaN at "), message
+    assert line(marker) in message
+
+
+@pytest.mark.parametrize("how", ["jit", "vmap"])
+def test_a_backward_nan_under_jit_and_vmap_names_the_forward_operation(how):
+    grad = fd.grad(norm)
+    run = {"jit": lambda: fd.jit(grad)(np.zeros(3)),
+           "vmap": lambda: fd.vmap(grad)(np.zeros((2, 3)))}[how]
+    with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError) as info:
+        run()
+    message = str(info.value)
+    assert message.startswith("debug_nans: computing the derivative of mul (applied at "), message
+    assert line("NORM") in message
+
+
+def _scan_norm_body(carry, x):
+    return carry + fnp.sqrt(x * x), carry  # SCAN_NORM
+
+
+@pytest.mark.parametrize("how", ["grad", "jit", "vmap"])
+def test_a_backward_nan_inside_a_scan_body_names_the_body_operation(how):
+    grad = fd.grad(lambda xs: fd.lax.scan(_scan_norm_body, 0.0, xs)[0])
+    run = {"grad": lambda: grad(np.zeros(3)), "jit": lambda: fd.jit(grad)(np.zeros(3)),
+           "vmap": lambda: fd.vmap(grad)(np.zeros((2, 3)))}[how]
+    with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError) as info:
+        run()
+    message = str(info.value)
+    assert "the derivative of mul (applied at " in message, message
+    assert line("SCAN_NORM") in message
+    assert np.isnan(grad(np.zeros(3))).all()  # off: the NaN flows as in numpy
+
+
+@fd.custom_vjp
+def _guarded_sin(x):
+    return fnp.sin(x)
+
+
+def _guarded_sin_fwd(x):
+    return fnp.sin(x), x
+
+
+def _guarded_sin_bwd(x, g):
+    return (g * fnp.log(x - 1.0),)  # CUSTOM_BWD
+
+
+_guarded_sin.defvjp(_guarded_sin_fwd, _guarded_sin_bwd)
+
+
+def test_a_nan_in_a_custom_vjp_rule_names_the_rule_or_its_use():
+    def loss(x):
+        return fnp.sum(_guarded_sin(x))  # CUSTOM_USE
+    with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError) as info:
+        fd.grad(loss)(np.zeros(2))
+    assert "log produced NaN" in str(info.value) and line("CUSTOM_BWD") in str(info.value)
+    with fd.debug_nans(), pytest.raises(fd.FloatingPointCheckError) as info:
+        fd.jit(fd.grad(loss))(np.zeros(2))
+    message = str(info.value)
+    assert "log produced NaN" in message and "custom_vjp_call" in message
+    assert line("CUSTOM_USE") in message
+
+
+def test_with_the_checks_off_nothing_records_source_lines():
+    programs = [fd.make_jaxpr(lambda x: fd.lax.scan(_scan_body, 0.0, x)[0])(np.ones(3)),
+                fd.make_jaxpr(fd.grad(lambda x: fd.lax.scan(_scan_body, 0.0, x)[0]))(np.ones(3))]
+    eqns = [e for p in programs for e in p.eqns]
+    eqns += [e for e in eqns if e.primitive.name == "scan" for e in e.params["jaxpr"].eqns]
+    assert eqns and all(e.source is None for e in eqns)
+    with fd.debug_nans():
+        checked = fd.make_jaxpr(lambda x: fd.lax.scan(_scan_body, 0.0, x)[0])(np.ones(3))
+    body = next(e for e in checked.eqns if e.primitive.name == "scan").params["jaxpr"]
+    assert all(e.source is not None for e in body.eqns)

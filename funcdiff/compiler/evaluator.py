@@ -7,12 +7,18 @@
 - It runs the call primitive: ``interpreters.call`` defines ``call_p`` and
   how transforms act on it, below this layer; its impl, installed here, runs
   the compiled program.
+- While ``fd.config``'s debug_nans or debug_infs is on, a body or called
+  program is evaluated equation by equation instead, each checked (and named
+  by its source line, which staging records while the checks are on): a NaN
+  inside a scan, cond, while body or nested jit is reported at the operation
+  that made it, not at the loop.
 """
 
 from __future__ import annotations
 
 import weakref
 
+from funcdiff import core
 from funcdiff.compiler.compile import CompiledProgram, compile_jaxpr
 from funcdiff.interpreters.call import call_p
 from funcdiff.ir import ClosedJaxpr, run_impls
@@ -58,6 +64,8 @@ def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
     >>> runner(jaxpr, "double", 1)(np.float64(3.0))
     [np.float64(6.0)]
     """
+    if core.float_checks:
+        return jaxpr
     prog = _compiled.get(jaxpr)
     if prog is not None:
         return prog
@@ -68,6 +76,8 @@ def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
 
 
 def _call_impl(*args, jaxpr: ClosedJaxpr, name: str):
+    if core.float_checks:
+        return jaxpr(*args)
     return compiled(jaxpr, name)(*args)
 
 

@@ -37,7 +37,6 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError, RetraceWa
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Jaxpr
-from funcdiff.remat.sources import eval_with_sources, stage_with_sources
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 logger = logging.getLogger("funcdiff")
@@ -333,8 +332,8 @@ class Jitted:
             static, _, static_kw, dyn_args, dyn_kw = self._split(args, kwargs)
             _, in_tree = tree_flatten((tuple(dyn_args), dyn_kw))
             f_flat = self._flat_function(args, static, static_kw, in_tree, OutInfo())
-            closed = stage_with_sources(f_flat, [get_aval(x) for x in leaves])
-            eval_with_sources(closed, leaves, check_floats=True)
+            closed = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves], sources=True)
+            closed(*leaves)
         return entry.unflatten(outs)
 
     def _fast_key(self, args: tuple):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from funcdiff import dtypes
+from funcdiff import core, dtypes
 from funcdiff.core import (Primitive, Trace, Tracer, Zero, get_aval, new_main,
                            tangent_aval)
 from funcdiff.errors import DifferentiationError
+from funcdiff.ir import DerivativeSource, current_source, source_stack
 
 
 class JVPTracer(Tracer):
@@ -88,11 +89,27 @@ class JVPTrace(Trace):
         if constants:
             tangents = [Zero(tangent_aval(get_aval(p))) if t is None else t
                         for p, t in zip(primals, tangents)]
-        primal_out, tangent_out = rule(primals, tangents, **params)
+        if core.float_checks:  # staged equations of the rule name this operation and line
+            primal_out, tangent_out = _rule_with_source(rule, primitive, primals, tangents, params)
+        else:
+            primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
             return [JVPTracer(self, p, _checked_tangent(p, t))
                     for p, t in zip(primal_out, tangent_out)]
         return JVPTracer(self, primal_out, _checked_tangent(primal_out, tangent_out))
+
+
+def _rule_with_source(rule, primitive, primals, tangents, params):
+    """``rule(...)`` with the current source marked as computing ``primitive``'s
+    derivative at the user's line (fd.config's floating-point checks are on)."""
+    line = current_source()
+    source_stack.append(DerivativeSource(line or core.user_frame(), primitive.name, primals)
+                        if not isinstance(line, DerivativeSource)
+                        else DerivativeSource(line, line.operation))
+    try:
+        return rule(primals, tangents, **params)
+    finally:
+        source_stack.pop()
 
 
 def _checked_tangent(primal: Any, tangent: Any) -> Any:

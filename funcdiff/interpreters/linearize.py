@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from funcdiff import dtypes
+from funcdiff import core, dtypes
 from funcdiff.core import Zero, get_aval, new_main, tangent_aval
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import JaxprBuilder, JaxprTrace
@@ -43,7 +43,7 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
     ``in_mask`` selects the inputs to differentiate (default: the float and complex ones);
     the others get zero tangents and are not inputs of the linear jaxpr.
     """
-    with new_main(JaxprTrace, JaxprBuilder()) as staging:
+    with new_main(JaxprTrace, JaxprBuilder(core.float_checks)) as staging:  # sources: see staging
         strace = staging.trace
         in_avals = [get_aval(p) for p in primals]
         if in_mask is None:

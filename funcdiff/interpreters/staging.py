@@ -9,6 +9,15 @@ The same trace serves ``make_jaxpr`` and ``jit`` (where the main is *dynamic*,
 so even operations on constants are staged) and the tangent side of
 ``linearize`` (not dynamic: only operations touching tangents are staged, and
 the primal values they use become the jaxpr's constants, the residuals).
+
+Source lines: a builder with ``sources`` notes on each equation
+(``Eqn.source``) the user's source line that produced it (``current_source()`` while a staged
+program is replayed, else the innermost frame outside funcdiff).
+``trace_to_jaxpr`` records them while ``fd.config``'s debug_nans or
+debug_infs is on (a loop or branch body traced then can name its own lines
+when it produces a NaN) or when asked, and registers them in
+``ir.eval_jaxpr`` replays them. With the
+checks off, nothing is recorded and staging costs what it did.
 """
 
 from __future__ import annotations
@@ -17,10 +26,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from funcdiff import core
 from funcdiff.core import (MainTrace, ShapedArray, Trace, Tracer, concretization_error,
                            get_aval, new_main)
 from funcdiff.errors import FunctionalDiffError
-from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from funcdiff.ir import (ClosedJaxpr, DerivativeSource, Eqn, Jaxpr, Literal, Var, current_source,
+                         record_source)
 
 
 class JaxprTracer(Tracer):
@@ -39,9 +50,11 @@ class JaxprTracer(Tracer):
 
 
 class JaxprBuilder:
-    """The equations, constants and tracers recorded by one staging main."""
+    """The equations, constants and tracers recorded by one staging main (and, when
+    ``sources``, each equation's source line)."""
 
-    def __init__(self):
+    def __init__(self, sources: bool = False):
+        self.sources = sources
         self.eqns: list[Eqn] = []
         self.const_vars: dict[int, Var] = {}
         self.const_vals: list[Any] = []
@@ -93,11 +106,20 @@ class JaxprTrace(Trace):
         invars = [t._var for t in tracers]
         if primitive.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in out]
-            self.builder.eqns.append(Eqn(primitive, invars, params, [t._var for t in outs]))
+            self._record(Eqn(primitive, invars, params, [t._var for t in outs]), tracers)
             return outs
         result = JaxprTracer(self, out, Var(out))
-        self.builder.eqns.append(Eqn(primitive, invars, params, [result._var]))
+        self._record(Eqn(primitive, invars, params, [result._var]), tracers)
         return result
+
+    def _record(self, eqn: Eqn, tracers: Sequence[JaxprTracer]) -> None:
+        b = self.builder
+        b.eqns.append(eqn)
+        if b.sources:
+            line = current_source()
+            if type(line) is DerivativeSource:
+                line = line.line_of(eqn.primitive, tracers)
+            record_source(eqn, line or core.user_frame())
 
     def to_jaxpr(self, in_tracers: Sequence[JaxprTracer], outs: Sequence[Any]) -> ClosedJaxpr:
         """Close the recorded equations over ``in_tracers`` with outputs ``outs``."""
@@ -115,9 +137,13 @@ JaxprTracer.to_concrete = _abstract_to_concrete
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
-                   *, dynamic: bool = True) -> ClosedJaxpr:
-    """Stage ``fun`` (flat list of arrays in, flat list out) at ``in_avals``."""
-    with new_main(JaxprTrace, JaxprBuilder(), dynamic=dynamic) as main:
+                   *, dynamic: bool = True, sources: bool | None = None) -> ClosedJaxpr:
+    """Stage ``fun`` (flat list of arrays in, flat list out) at ``in_avals``.
+
+    ``sources`` records each equation's source line (see the module docstring);
+    by default while the floating-point checks are on."""
+    builder = JaxprBuilder(core.float_checks if sources is None else sources)
+    with new_main(JaxprTrace, builder, dynamic=dynamic) as main:
         trace = main.trace
         in_tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*in_tracers)

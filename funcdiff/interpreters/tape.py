@@ -56,6 +56,7 @@ from funcdiff import core, dtypes
 from funcdiff.core import (Tracer, Trace, Zero, array_avals, dynamic, scalar_avals,
                            trace_stack, get_aval)
 from funcdiff.interpreters.linearize import linearize_flat
+from funcdiff.ir import current_source
 from funcdiff.roles import MUL
 from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
@@ -344,7 +345,7 @@ class CheckedTapeTrace(TapeTrace):
             return super().process_primitive(primitive, args, params)
         primals = [a.primal if type(a) is TapeTracer and a._trace is self else a
                    for a in args]
-        line = core.user_frame()
+        line = current_source() or core.user_frame()  # a loop body's line, when replayed
         if not any(isinstance(p, Tracer) for p in primals):
             core.float_context.append(core.FloatContext(None, line))  # a forward NaN
             try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from funcdiff import roles
+from funcdiff import core, roles
 from funcdiff.core import ShapedArray, Zero, bind
 from funcdiff.errors import NonlinearTransposeError
-from funcdiff.ir import Jaxpr, Literal, Var
+from funcdiff.ir import Jaxpr, Literal, Var, source_stack
 
 
 # Accumulating cotangents is the one operation the backward pass emits by itself;
@@ -67,6 +67,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear_args: Sequence[Any
             return atom.val
         return UndefinedPrimal(atom.aval) if atom in linear_vars else env[atom]
 
+    check = core.float_checks
     linear_eqns = []
     for eqn in jaxpr.eqns:
         if any(type(a) is Var and a in linear_vars for a in eqn.invars):
@@ -105,7 +106,16 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear_args: Sequence[Any
             raise NonlinearTransposeError(
                 f"reverse mode reached the primitive {prim.name}, which has no transpose "
                 "rule: it is not linear in its tangent inputs")
-        cts_in = rule(cts, *[read(a) for a in eqn.invars], **eqn.params)
+        line = eqn.source if check else None
+        if line is not None:  # staged transposed equations, and checks now, name the operation
+            source_stack.append(line)
+            core.float_context.append(core.FloatContext(getattr(line, "operation", None), line))
+        try:
+            cts_in = rule(cts, *[read(a) for a in eqn.invars], **eqn.params)
+        finally:
+            if line is not None:
+                source_stack.pop()
+                core.float_context.pop()
         for atom, ct in zip(eqn.invars, cts_in):
             write_ct(atom, ct)
 

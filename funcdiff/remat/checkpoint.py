@@ -18,9 +18,9 @@ back into the forward pass.
 
 The policies and ``checkpoint_name`` are in ``funcdiff.remat.policies``,
 the split of a program into kept and recomputed values in
-``funcdiff.remat.split``, and the recording of each staged equation's
-source line (which ``funcdiff.inspect.saved_residuals`` reports) in
-``funcdiff.remat.sources``. This module holds the primitive, its rules
+``funcdiff.remat.split``; staging records each equation's source line
+(``trace_to_jaxpr(..., sources=True)``), which
+``funcdiff.inspect.saved_residuals`` reports. This module holds the primitive, its rules
 and the ``checkpoint`` decorator.
 """
 
@@ -33,8 +33,6 @@ from typing import Any, Callable, Sequence
 from funcdiff import core
 from funcdiff.arguments.described import DescribedFunction
 from funcdiff.remat.policies import resolve_policy, checkpoint_name, checkpoint_policies
-from funcdiff.remat.sources import (  # noqa: F401  current_source: for funcdiff.inspect
-    with_sources, current_source, eval_with_sources, stage_with_sources)
 from funcdiff.remat.split import remat_split
 from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
 from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
@@ -45,7 +43,7 @@ from funcdiff.interpreters.call import batched_program, transposed_program
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import program_cost
-from funcdiff.interpreters.staging import JaxprTracer
+from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.interpreters.tape_function import tape_vjp_flat
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.ir import ClosedJaxpr
@@ -71,10 +69,11 @@ def _jvp_program(closed: ClosedJaxpr, mask: tuple[bool, ...]):
         n = len(in_avals)
         it = iter(args[n:])
         tangents = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, mask)]
-        outs, out_t = jvp_flat(lambda *a: eval_with_sources(closed, a), list(args[:n]), tangents)
+        outs, out_t = jvp_flat(lambda *a: closed(*a), list(args[:n]), tangents)
         record["out_is_zero"] = [type(t) is Zero for t in out_t]
         return list(outs) + [t for t in out_t if type(t) is not Zero]
-    prog = stage_with_sources(run, list(in_avals) + [a for a, m in zip(in_avals, mask) if m])
+    prog = trace_to_jaxpr(run, list(in_avals) + [a for a, m in zip(in_avals, mask) if m],
+                          sources=True)
     return prog, record["out_is_zero"]
 
 
@@ -111,7 +110,7 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
     if key not in cache:
         cache[key] = remat_split(jaxpr, mask, policy)
     split = cache[key]
-    results = eval_with_sources(split.forward, primals)  # the primal side runs now
+    results = split.forward(*primals)  # the primal side runs now
     outs, saved = results[:split.num_out], results[split.num_out:]
     lin_args = list(saved) + [primals[i] for i in split.used_inputs] + nonzero
     staged = iter(bind(checkpoint_p, *lin_args, jaxpr=split.linear, policy=None,
@@ -167,7 +166,7 @@ def _recomputed(jaxpr, primals: list, slots: list, cts: list) -> list:
     mask = [bool(s) for s in slots]
 
     def body(*args):
-        return eval_with_sources(jaxpr, args)
+        return jaxpr(*args)
     if tape.usable() and not any(isinstance(c, core.Tracer) for c in cts):
         _, fn = tape_vjp_flat(body, primals, in_mask=mask)
         cts_in = fn.pull_back(cts, release=True)
@@ -259,12 +258,12 @@ def checkpoint(fun: Callable | None = None, *, policy: Any = None, prevent_cse: 
             out_leaves, store["out_tree"] = tree_flatten(out)
             return out_leaves
         try:
-            staged = stage_with_sources(fun_flat, [get_aval(x) for x in leaves])
+            staged = trace_to_jaxpr(fun_flat, [get_aval(x) for x in leaves], sources=True)
         except ConcretizationError as e:
             raise ConcretizationError(f"checkpoint stages {name} into a program, so it cannot "
                                       f"branch in Python on traced values: {e}") from None
         closed, consts = closure_convert(staged)
-        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=with_sources(closed, staged),
+        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=closed,
                     policy=pol, name=name)
         return tree_unflatten(store["out_tree"], outs)
     policy_text = "" if policy is None else f", policy={getattr(policy, '__name__', policy)}"

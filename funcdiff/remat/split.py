@@ -15,11 +15,10 @@ so does the eager tape's plan of a primitive without a reverse rule of its own
 from __future__ import annotations
 
 from funcdiff.remat.policies import Policy
-from funcdiff.remat.sources import with_sources, eval_with_sources, stage_with_sources
 from funcdiff.interpreters import tape_programs
 from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.passes.pipeline import eliminate_dead_code
-from funcdiff.interpreters.staging import JaxprTracer
+from funcdiff.interpreters.staging import JaxprTracer, trace_to_jaxpr
 from funcdiff.ir import ClosedJaxpr, Eqn, Jaxpr, Literal
 
 
@@ -45,13 +44,13 @@ def remat_split(closed: ClosedJaxpr, mask: tuple[bool, ...], policy: Policy | No
     record: dict = {}
 
     def forward(*primals):
-        outs, lin = linearize_flat(lambda *a: eval_with_sources(closed, a), primals,
+        outs, lin = linearize_flat(lambda *a: closed(*a), primals,
                                    in_mask=list(mask))
         res_idx = [i for i, c in enumerate(lin.jaxpr.consts) if isinstance(c, JaxprTracer)]
         record.update(lin=lin, res_idx=res_idx)
         return list(outs) + [lin.jaxpr.consts[i] for i in res_idx]
 
-    full = stage_with_sources(forward, closed.in_avals)
+    full = trace_to_jaxpr(forward, closed.in_avals, sources=True)
     lin, res_idx = record["lin"], record["res_idx"]
     fj, lj = full.jaxpr, lin.jaxpr.jaxpr
     n_out = len(closed.out_avals)
@@ -83,7 +82,7 @@ def remat_split(closed: ClosedJaxpr, mask: tuple[bool, ...], policy: Policy | No
     saved_list = [v for e in fj.eqns for v in e.outvars if v in saved]
     fwd = ClosedJaxpr(Jaxpr(fj.constvars, fj.invars, fj.eqns, fj.outvars[:n_out] + saved_list),
                       full.consts)
-    fwd = with_sources(eliminate_dead_code(fwd), full)
+    fwd = eliminate_dead_code(fwd)
 
     subst = {lj.constvars[i]: atom for i, atom in zip(res_idx, res_atoms)}
 
