@@ -7,15 +7,22 @@ f = tanh(e), L = f*c), evaluates it forward, and reverse mode walks it
 backward accumulating ``dL/dnode``. The gradient with respect to an
 intermediate node is the gradient with respect to a perturbation added to that
 node, so funcdiff itself reports every node's gradient; the hand calculation
-is printed beside it. Last, the backward program that jit runs, which is the
-hand calculation written out.
+is printed beside it. Then the backward program that jit runs, which is the
+hand calculation written out. Last, ``fd.draw`` writes the same walk as a page
+to open in a browser: the forward graph with its values, the backward graph
+with each node's adjoint, the values kept between them, and a step control
+that walks both passes one node at a time.
 
-Run: ``python examples/scalar_engine.py``.
+Run: ``python examples/scalar_engine.py [--page PATH]`` (the page goes to the
+temporary directory unless PATH is given).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
+import tempfile
 
 import funcdiff as fd
 import funcdiff.numpy as fnp
@@ -50,8 +57,10 @@ def hand_calculation(a: float, b: float, c: float) -> dict:
             "dL/df": dL_df, "dL/da": dL_da, "dL/db": dL_db, "dL/dc": dL_dc}
 
 
-def main(a: float = 1.0, b: float = -0.5, c: float = 2.0, verbose: bool = True) -> dict:
-    """Print the graph forward and backward; return funcdiff's value and gradients."""
+def main(a: float = 1.0, b: float = -0.5, c: float = 2.0, verbose: bool = True,
+         page: str | None = None) -> dict:
+    """Print the graph forward and backward, write its page to ``page`` (default: in
+    the temporary directory); return funcdiff's value and gradients."""
     say = print if verbose else (lambda *_: None)
     say("The program funcdiff traces for L = tanh(a*b + a) * c:")
     say(fd.make_jaxpr(loss)(a, b, c))
@@ -75,8 +84,15 @@ def main(a: float = 1.0, b: float = -0.5, c: float = 2.0, verbose: bool = True) 
     say("\nThe backward program jit runs (reverse mode = linearize, then transpose,")
     say("then optimise); it returns (dL/da, dL/db, dL/dc):")
     say(fd.jit(fd.grad(loss, argnums=(0, 1, 2))).lower(a, b, c).optimized_jaxpr)
+
+    page = page or os.path.join(tempfile.gettempdir(), "scalar_engine.html")
+    fd.draw(loss, a, b, c, mode="vjp", path=page, title="L = tanh(a*b + a) * c")
+    say(f"\nThe same walk, one node at a time: open {page} in a browser.")
+    ours["page"] = page
     return ours
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", help="where to write the page (default: the temporary directory)")
+    main(page=parser.parse_args().page)

@@ -1,10 +1,13 @@
-"""A tour of funcdiff: tracing, derivatives in both modes, Jacobians, curvature, vmap, jit.
+"""A tour of funcdiff: tracing, derivatives in both modes, Jacobians, curvature, vmap, jit,
+and a picture of reverse mode.
 
 Run: ``python examples/tour.py`` (about ten seconds).
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -27,7 +30,7 @@ def timed(fn, repeat: int = 3) -> float:
     return best
 
 
-def main(n_tall: int = 20, m_tall: int = 400) -> None:
+def main(n_tall: int = 20, m_tall: int = 400, page: str | None = None) -> None:
     rng = np.random.default_rng(0)
 
     section("1. make_jaxpr: the program funcdiff sees")
@@ -104,6 +107,15 @@ def main(n_tall: int = 20, m_tall: int = 400) -> None:
           f"({t_eager / t_jit:.0f}x faster); traced {compiled.trace_count} time(s)")
     print("generated source (first lines):")
     print("\n".join(compiled.lower(xs).source.splitlines()[:5]))
+
+    section("7. draw: reverse mode one node at a time")
+
+    def engine(a, b, c):
+        return fnp.tanh(a * b + a) * c
+    page = page or os.path.join(tempfile.gettempdir(), "funcdiff_tour.html")
+    fd.draw(engine, 1.0, -0.5, 2.0, mode="vjp", path=page, title="L = tanh(a*b + a) * c")
+    print(f"wrote {page}: open it in a browser and step through the forward pass, then the")
+    print("backward pass, watching each node receive its adjoint (dL/da = 0.7864)")
 
 
 if __name__ == "__main__":

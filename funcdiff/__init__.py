@@ -27,6 +27,7 @@ from funcdiff import numpy  # noqa: E402
 from funcdiff.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from funcdiff.remat.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
 from funcdiff.inspect import cost_analysis, saved_residuals  # noqa: E402
+from funcdiff.pictures import draw  # noqa: E402
 from funcdiff.shapes import Array, ShapeDtypeStruct, block_until_ready, eval_shape  # noqa: E402
 from funcdiff import debug, lax, nn, random, scipy, test_util  # noqa: E402
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from funcdiff import core
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
+from funcdiff.dot import GraphEdge, GraphNode, digraph
 from funcdiff.errors import JaxprTypeError
 
 
@@ -127,6 +128,18 @@ class ClosedJaxpr:
         return pp_jaxpr(self.jaxpr)
 
     __repr__ = __str__
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text of the program: a box per equation (its primitive and
+        output types), an ellipse per input, constant and output, an edge per use of
+        a variable, labelled with its name as the printed jaxpr names it.
+
+        >>> import funcdiff as fd
+        >>> dot = fd.make_jaxpr(lambda x: x * 2.0 + 1.0)(3.0).to_dot()
+        >>> dot.count(" -> ")  # x into mul, mul into add, add into the output
+        3
+        """
+        return digraph(*program_graph(self.jaxpr))
 
     def __hash__(self) -> int:
         return id(self)
@@ -344,6 +357,49 @@ def _pp_literal(lit: Literal) -> str:
         v = v.item()
     default = lit.aval.dtype.name in ("float64", "int64", "bool")
     return repr(v) + ("" if default else ":" + lit.aval.str_short())
+
+
+def var_names(jaxpr: Jaxpr) -> dict[int, str]:
+    """The name of each variable (by id) as ``pp_jaxpr`` prints it."""
+    gen = _var_names()
+    names: dict[int, str] = {}
+    for v in [*jaxpr.constvars, *jaxpr.invars, *(o for e in jaxpr.eqns for o in e.outvars)]:
+        if id(v) not in names:
+            names[id(v)] = next(gen)
+    return names
+
+
+def program_graph(jaxpr: Jaxpr) -> tuple[list[GraphNode], list[GraphEdge]]:
+    """The program as a graph: nodes ``c{i}`` per constant, ``in{i}`` per input,
+    ``e{k}`` per equation ``jaxpr.eqns[k]`` and ``out{i}`` per output; an edge per
+    use of a variable. (``ClosedJaxpr.to_dot`` writes it; ``fd.draw`` draws it.)"""
+    names = var_names(jaxpr)
+    node_of: dict[int, str] = {}
+    nodes, edges = [], []
+    for kind, prefix, vs in (("const", "c", jaxpr.constvars), ("input", "in", jaxpr.invars)):
+        for i, v in enumerate(vs):
+            node_of[id(v)] = f"{prefix}{i}"
+            nodes.append(GraphNode(f"{prefix}{i}", [f"{names[id(v)]}: {v.aval.str_short()}"], kind))
+
+    def uses(atoms, dst):
+        for a in atoms:
+            if type(a) is not Literal and id(a) in node_of:
+                edges.append(GraphEdge(node_of[id(a)], dst, names[id(a)]))
+    for k, eqn in enumerate(jaxpr.eqns):
+        label = [eqn.primitive.name,
+                 " ".join(f"{names[id(o)]}: {o.aval.str_short()}" for o in eqn.outvars)]
+        literals = [_pp_literal(a) for a in eqn.invars if type(a) is Literal]
+        if literals:
+            label.append("with " + ", ".join(literals))
+        nodes.append(GraphNode(f"e{k}", label, "eqn"))
+        uses(eqn.invars, f"e{k}")
+        for o in eqn.outvars:
+            node_of[id(o)] = f"e{k}"
+    for i, a in enumerate(jaxpr.outvars):
+        shown = _pp_literal(a) if type(a) is Literal else names[id(a)]
+        nodes.append(GraphNode(f"out{i}", [f"out {i}: {shown}"], "output"))
+        uses([a], f"out{i}")
+    return nodes, edges
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:

@@ -229,7 +229,7 @@ def primitive_name_strings(names: set[str] | None = None) -> list[str]:
 # A module belongs to the layer of the longest prefix that names it.
 LAYERS = (
     ("core", ("funcdiff.core", "funcdiff.ir", "funcdiff.dtypes", "funcdiff.errors", "funcdiff.roles",
-              "funcdiff.backends", "funcdiff.bridge",
+              "funcdiff.backends", "funcdiff.bridge", "funcdiff.dot",
               "funcdiff.configuration",
               "funcdiff.pytrees", "funcdiff.tree_util")),
     ("interpreters", ("funcdiff.interpreters",)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -35,16 +36,20 @@ def test_every_example_has_a_test():
     assert not untested, f"examples that no test runs: {untested}"
 
 
-def test_tour_runs(capsys):
-    load("tour").main(n_tall=4, m_tall=40)
+def test_tour_runs(capsys, tmp_path):
+    load("tour").main(n_tall=4, m_tall=40, page=str(tmp_path / "tour.html"))
+    assert ">= 0.7864</text>" in (tmp_path / "tour.html").read_text(encoding="utf-8")
     out = capsys.readouterr().out
     assert "jacobian(auto) picks 'fwd'" in out and "jacobian(auto) picks 'rev'" in out
     assert "mean equals the full-batch gradient / 5: True" in out
 
 
-def test_scalar_engine_matches_the_hand_calculation(capsys):
-    ours = load("scalar_engine").main()
+def test_scalar_engine_matches_the_hand_calculation(capsys, tmp_path):
+    ours = load("scalar_engine").main(page=str(tmp_path / "engine.html"))
     assert "dL/da" in capsys.readouterr().out
+    page = (tmp_path / "engine.html").read_text(encoding="utf-8")
+    assert page.count('class="node eqn bwd"') == 4 and "gradient a</text>" in page
+    assert ">= 0.7864</text>" in page and ">= 1.573</text>" in page
     assert ours["dL/da"] == pytest.approx(0.7864, abs=5e-5)
     assert ours["dL/db"] == pytest.approx(1.5729, abs=5e-5)
     assert ours["dL/dc"] == pytest.approx(0.4621, abs=5e-5)
@@ -133,6 +138,7 @@ def test_gradient_check_sweep_shows_truncation_and_round_off():
 
 def test_examples_run_as_scripts():
     import subprocess
-    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "scalar_engine.py")],
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "scalar_engine.py"), "--page",
+                          os.path.join(tempfile.mkdtemp(), "engine.html")],
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert "0.7864" in out and "1.5729" in out and "0.4621" in out
