@@ -1,5 +1,6 @@
 """Tests of funcdiff.scipy.stats beyond log-densities: cdf, logcdf, sf, logsf, ppf, and
-the distributions expon, laplace, cauchy, logistic, chi2, binom and nbinom.
+the distributions expon, laplace, cauchy, logistic, chi2, binom and nbinom (and t's
+cdf family and ppf, the ppf of gamma, chi2, beta and the discrete distributions).
 
 Two tables. GRID rows give one function, its scipy reference, a grid of points
 including the edges of the support (where scipy gives 0, 1, -inf, inf or NaN)
@@ -129,6 +130,24 @@ XUNIT = np.array([-np.inf, -0.5, 0.0, 1e-9, 0.1, 0.3, 0.5, 0.9, 1 - 1e-9, 1.0, 2
 GRID += _shaped_rows("beta", ("cdf", "logcdf", "sf", "logsf"),
                      ((0.5, 0.5), (1.0, 1.0), (2.0, 3.0), (7.5, 0.8)), XUNIT, 1e-11)
 GRID += _shaped_rows("chi2", METHODS, ((1.0,), (2.0,), (3.0,), (15.0,)), XPOS, 1e-11)
+T_SHAPES = ((0.7,), (1.0,), (3.0,), (12.5,), (200.0,))
+GRID += _shaped_rows("t", ("cdf", "logcdf", "sf", "logsf"), T_SHAPES, X, 1e-11)
+GRID += _shaped_rows("t", ("ppf",), T_SHAPES, Q, 1e-11)
+GRID += _shaped_rows("gamma", ("ppf",), GAMMA_SHAPES, Q, 1e-11)
+GRID += _shaped_rows("chi2", ("ppf",), ((1.0,), (2.0,), (15.0,)), Q, 1e-11)
+GRID += _shaped_rows("beta", ("ppf",), ((0.5, 0.5), (1.0, 1.0), (2.0, 3.0), (7.5, 0.8)), Q,
+                     1e-11)
+
+
+def _discrete_ppf_rows(dist, shapes):
+    ours, ref = getattr(T, dist).ppf, getattr(st, dist).ppf
+    return [Grid(f"{dist}.ppf{list(shape)}[{loc}]", lambda s=shape, l=loc: ours(Q, *s, l),
+                 lambda s=shape, l=loc: ref(Q, *s, l)) for shape in shapes for loc in (0, 2)]
+
+
+GRID += _discrete_ppf_rows("poisson", ((0.3,), (2.0,), (12.5,)))
+GRID += _discrete_ppf_rows("binom", ((1, 0.5), (8, 0.3), (20, 0.05)))
+GRID += _discrete_ppf_rows("nbinom", ((1.0, 1.0), (2.0, 0.5), (6.5, 0.9)))
 
 
 @pytest.mark.parametrize("row", GRID, ids=[r.name for r in GRID])
@@ -188,6 +207,12 @@ DIFF += [Diff("nbinom.logpmf_in_n", lambda n, p: T.nbinom.logpmf(KS, n, p),
 DIFF += [Diff(f"beta.{method}", lambda x, loc, scale, f=getattr(T.beta, method):
               f(x, 2.5, 1.5, loc, scale), (U(0.4, 0.6), U(-0.05, 0.05), U(0.95, 1.05)))
          for method in ("cdf", "logcdf", "sf", "logsf")]
+DIFF += [Diff(f"t.{method}", getattr(T.t, method), (N, U(1.5, 8)) + LOC_SCALE)
+         for method in ("cdf", "logcdf", "sf", "logsf")]
+Q_SHAPE_LOC_SCALE = (U(0.2, 0.8), U(0.8, 4.0), U(-0.3, 0.3), U(0.8, 1.5))
+DIFF += [Diff(f"{dist}.ppf", getattr(T, dist).ppf, Q_SHAPE_LOC_SCALE)
+         for dist in ("t", "gamma", "chi2")]
+DIFF += [Diff("beta.ppf", T.beta.ppf, Q_SHAPE_LOC_SCALE[:2] + Q_SHAPE_LOC_SCALE[1:])]
 DIFF_IDS = [d.name for d in DIFF]
 
 
@@ -230,6 +255,32 @@ def test_derivatives_in_x_are_the_density():
         dx = fd.vmap(fd.grad(d.cdf))(x)
         np.testing.assert_allclose(dx, d.pdf(x), rtol=1e-12, err_msg=dist)
         np.testing.assert_allclose(fd.vmap(fd.grad(d.sf))(x), -d.pdf(x), rtol=1e-12)
+
+
+def test_quantiles_invert_the_cdfs_and_their_derivatives():
+    q = np.array([0.05, 0.4, 0.93])
+    for dist, params in (("t", (3.5,)), ("gamma", (2.5,)), ("chi2", (4.0,)),
+                         ("beta", (2.5, 1.5))):
+        d = getattr(T, dist)
+        axes = (0,) + (None,) * len(params)
+        x = d.ppf(q, *params)
+        np.testing.assert_allclose(d.cdf(x, *params), q, rtol=1e-12, err_msg=dist)
+        # dx/dq = 1 / pdf(x), and dx/dtheta = -(dF/dtheta) / pdf(x)
+        np.testing.assert_allclose(fd.vmap(fd.grad(d.ppf), in_axes=axes)(q, *params), 1 / d.pdf(x, *params),
+                                   rtol=1e-10, err_msg=dist)
+        dppf = fd.vmap(fd.grad(d.ppf, argnums=1), in_axes=axes)(q, *params)
+        dcdf = fd.vmap(fd.grad(d.cdf, argnums=1), in_axes=axes)(x, *params)
+        np.testing.assert_allclose(dppf, -dcdf / d.pdf(x, *params), rtol=1e-9, err_msg=dist)
+
+
+def test_discrete_quantiles_are_steps_with_zero_derivatives():
+    for f, args in ((T.poisson.ppf, (0.4, 3.0)), (T.binom.ppf, (0.4, 10.0, 0.3)),
+                    (T.nbinom.ppf, (0.4, 2.5, 0.3))):
+        grads = fd.grad(f, argnums=tuple(i for i in range(len(args)) if f is not T.binom.ppf
+                                         or i != 1))(*args)
+        assert all(float(g) == 0.0 for g in grads)
+    with pytest.raises(DifferentiationError, match="argument n\\b"):
+        fd.grad(T.binom.ppf, argnums=1)(0.4, 10.0, 0.3)
 
 
 def test_derivatives_finite_off_the_support():

@@ -49,6 +49,13 @@ def nan_outside_unit(q, value):
     return ew.select(inside, value, _c(value, np.nan))
 
 
+def scaled_quantile(name: str, standard, q, loc, scale, *params):
+    """``loc + scale * standard(*params, q)``, the quantile of a location-scale family
+    whose standard quantile card is ``standard``."""
+    q, loc, scale, *params = _floats(name, q, loc, scale, *params)
+    return finish(ew.add(loc, ew.mul(scale, standard(*params, q))))
+
+
 def safe(inside, x, stand_in):
     """``x`` where ``inside``, else the in-support ``stand_in``: the formula then
     stays finite off the support, and the select afterwards gives it a zero derivative."""

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import scipy_gamma_erf as G
+from funcdiff.primitives import scipy_quantiles as Q
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability, no_derivative,
                                            outside_support, safe)
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def _counts(name, k, n, p, loc):
@@ -118,6 +119,23 @@ def logsf(k, n, p, loc=0):
     -1.38629436112
     """
     return finish(log_probability(sf(k, n, p, loc), cdf(k, n, p, loc)))
+
+
+def ppf(q, n, p, loc=0):
+    """The smallest count ``k`` with ``cdf(k) >= q``, plus ``loc`` (scipy's values;
+    NaN off [0, 1]).
+
+    A step function: its derivatives in q and n and p are zero wherever they exist.
+    A derivative with respect to the count n raises a DifferentiationError.
+
+    >>> from funcdiff.scipy.stats import binom
+    >>> float(binom.ppf(0.5, 10, 0.3))
+    3.0
+    """
+    name = "funcdiff.scipy.stats.binom.ppf"
+    q, n, p, loc = _floats(name, q, n, p, loc)
+    n = no_derivative(n, name, "n")
+    return finish(ew.add(Q.binom_ppf(q, n, p), loc))
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports

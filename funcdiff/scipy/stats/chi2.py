@@ -2,8 +2,8 @@
 
 The gamma distribution of shape ``df / 2`` and scale 2. The density is
 differentiable in x, df, loc and scale; the cdf and sf (the regularized
-incomplete gamma functions of ``funcdiff.scipy.special``) in x, df, loc and scale.
-There is no ppf yet: it needs the inverse incomplete gamma function.
+incomplete gamma functions of ``funcdiff.scipy.special``) in x, df, loc and scale;
+the ppf (scipy's inverse incomplete gamma function) in q, df, loc and scale.
 
 >>> import funcdiff as fd
 >>> from funcdiff.scipy.stats import chi2
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import scipy_gamma_erf as G
+from funcdiff.primitives import scipy_quantiles as Q
 from funcdiff.scipy import special
-from funcdiff.scipy._special_util import c as _c
+from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (LOG_2, finish, log_probability,
                                            outside_support, safe, standardize)
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -99,6 +100,18 @@ def logsf(x, df, loc=0, scale=1):
     -3.0
     """
     return finish(log_probability(sf(x, df, loc, scale), cdf(x, df, loc, scale)))
+
+
+def ppf(q, df, loc=0, scale=1):
+    """The quantile function ``loc + 2 scale gammaincinv(df/2, q)`` (NaN off [0, 1]).
+
+    >>> from funcdiff.scipy.stats import chi2
+    >>> round(float(chi2.ppf(0.95, 1.0)), 9)  # 1.96 squared
+    3.841458821
+    """
+    q, df, loc, scale = _floats("funcdiff.scipy.stats.chi2.ppf", q, df, loc, scale)
+    half = _c(q, 0.5)
+    return finish(ew.add(loc, ew.mul(ew.add(scale, scale), Q.gammaincinv(ew.mul(half, df), q))))
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import scipy_gamma_erf as G
+from funcdiff.primitives import scipy_quantiles as Q
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability,
                                            no_derivative, outside_support, safe)
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def logpmf(k, n, p, loc=0):
@@ -111,6 +112,21 @@ def logsf(k, n, p, loc=0):
     -0.69314718056
     """
     return finish(log_probability(sf(k, n, p, loc), cdf(k, n, p, loc)))
+
+
+def ppf(q, n, p, loc=0):
+    """The smallest count ``k`` with ``cdf(k) >= q``, plus ``loc`` (scipy's values;
+    NaN off [0, 1]).
+
+    A step function: its derivatives in q and n and p are zero wherever they exist.
+
+    >>> from funcdiff.scipy.stats import nbinom
+    >>> float(nbinom.ppf(0.5, 5, 0.5))
+    4.0
+    """
+    name = "funcdiff.scipy.stats.nbinom.ppf"
+    q, n, p, loc = _floats(name, q, n, p, loc)
+    return finish(ew.add(Q.nbinom_ppf(q, n, p), loc))
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives import scipy_gamma_erf as G
+from funcdiff.primitives import scipy_quantiles as Q
 from funcdiff.scipy import special
 from funcdiff.scipy._special_util import c as _c, floats as _floats
 from funcdiff.scipy.stats._support import (finish, log_probability, no_derivative,
                                            outside_support, safe)
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def logpmf(k, mu, loc=0):
@@ -101,6 +102,21 @@ def logsf(k, mu, loc=0):
     -0.520885807664
     """
     return finish(log_probability(sf(k, mu, loc), cdf(k, mu, loc)))
+
+
+def ppf(q, mu, loc=0):
+    """The smallest count ``k`` with ``cdf(k) >= q``, plus ``loc`` (scipy's values;
+    NaN off [0, 1]).
+
+    A step function: its derivatives in q and mu are zero wherever they exist.
+
+    >>> from funcdiff.scipy.stats import poisson
+    >>> float(poisson.ppf(0.5, 3.0))
+    3.0
+    """
+    name = "funcdiff.scipy.stats.poisson.ppf"
+    q, mu, loc = _floats(name, q, mu, loc)
+    return finish(ew.add(Q.poisson_ppf(q, mu), loc))
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
