@@ -33,7 +33,7 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.compiler.compile import compile_jaxpr
 from funcdiff.passes.pipeline import optimize
 from funcdiff.primitives import indexing as ix
-from funcdiff.primitives import scipy_shape_derivatives
+from funcdiff.primitives import scipy_quantiles, scipy_shape_derivatives
 
 import test_passes as TP
 import test_prim_elementwise as EW
@@ -218,6 +218,11 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
         _shape.betainc_dab(x + 1.0, x + 2.0, x, orders=(1, 1)),
         _shape.hurwitz_zeta_dx(x + 2.0, x + 1.0, order=1),
         _shape.riemann_zeta_dx(x + 2.0, order=2)], (_X01,)),
+    ("scipy.stats-quantiles", lambda x: [
+        scipy_quantiles.gammaincinv(x + 1.0, x), scipy_quantiles.betaincinv(x + 1.0, x + 2.0, x),
+        scipy_quantiles.stdtr(x + 1.0, x), scipy_quantiles.stdtrit(x + 1.0, x),
+        scipy_quantiles.poisson_ppf(x, x + 1.0), scipy_quantiles.binom_ppf(x, x * 0 + 5.0, x),
+        scipy_quantiles.nbinom_ppf(x, x + 1.0, x)], (_X01,)),
 ]
 
 
