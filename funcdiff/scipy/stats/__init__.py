@@ -17,20 +17,24 @@ invalid parameters, funcdiff returns whatever the formula gives.
 
 The cdf and sf of gamma, chi2, beta, poisson, binom and nbinom are the
 regularized incomplete gamma and beta functions of ``funcdiff.scipy.special``,
-differentiable in their x only: derivatives in x, loc, scale and p are exact,
-and one in a shape that enters them (gamma's ``a``, chi2's ``df``, beta's ``a``
-and ``b``, nbinom's ``n``) raises a DifferentiationError naming it, as does one
-in a count (``k``, binom's ``n``). Log-cdfs and log-sfs take ``log1p`` of the
-complement above 1/2, so they keep their digits near 0.
+differentiable in x, loc, scale and every shape (gamma's ``a``, chi2's ``df``,
+beta's ``a`` and ``b``, nbinom's ``n``, t's ``df``); a derivative in a count
+(``k``, binom's ``n``) raises a DifferentiationError naming it. Log-cdfs and
+log-sfs take ``log1p`` of the complement above 1/2, so they keep their digits
+near 0. Every distribution has a ppf: scipy's values, with the implicit
+function theorem's derivatives (dx/dq = 1 / pdf) for the continuous ones, and
+zero derivatives for the discrete ones, which are steps.
 
 ``norm.logcdf`` stays accurate and finite far into the left tail (it uses
 ``special.log_ndtr``). ``multivariate_normal.logpdf`` factors the covariance
 by Cholesky and solves the triangular system (``funcdiff.numpy.linalg`` and
-``funcdiff.scipy.linalg``).
+``funcdiff.scipy.linalg``), or, with ``allow_singular``, by ``eigh`` with
+scipy's rank cutoff; ``multivariate_normal.entropy`` and ``dirichlet``
+(logpdf, pdf, mean, var, entropy) complete the set.
 """
 
-from funcdiff.scipy.stats import (beta, binom, cauchy, chi2, expon, gamma, laplace, logistic,
-                                 multivariate_normal, nbinom, norm, poisson, t)
+from funcdiff.scipy.stats import (beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace,
+                                 logistic, multivariate_normal, nbinom, norm, poisson, t)
 
 __all__ = ["norm", "t", "gamma", "beta", "poisson", "multivariate_normal", "expon", "laplace",
-           "cauchy", "logistic", "chi2", "binom", "nbinom"]
+           "cauchy", "logistic", "chi2", "binom", "nbinom", "dirichlet"]
