@@ -11,8 +11,11 @@ primitive (im2col and one matrix product) rather than a Python loop.
   at a correlation's end and at a convolution's start, as scipy's); ``"valid"``
   keeps the positions where ``v`` fits, swapping the arrays as scipy does when
   ``v`` is the larger in every dimension.
-- ``method`` is accepted for scipy's signature; every method gives the same
-  values here.
+- ``fftconvolve`` (any number of dimensions, over all or some ``axes``)
+  multiplies the arrays' discrete Fourier transforms, zero-padded to the full
+  size, through ``funcdiff.numpy.fft``; ``method="fft"`` of ``convolve`` and
+  ``correlate`` takes that route (any number of dimensions), ``"direct"`` and
+  ``"auto"`` the convolution primitive.
 - ``convolve2d``/``correlate2d`` take ``boundary`` ``"fill"`` (with
   ``fillvalue``), ``"wrap"`` or ``"symm"``.
 """
@@ -31,6 +34,7 @@ from funcdiff.numpy._padding import pad as _pad
 from funcdiff.numpy._rounding import conj
 from funcdiff.primitives import structural
 from funcdiff.primitives.convolution import conv_general_dilated
+import funcdiff.numpy as fnp
 
 _MODES = ("full", "valid", "same")
 _BOUNDARIES = {"fill": "constant", "wrap": "wrap", "symm": "symmetric"}
@@ -59,6 +63,13 @@ def _check_mode(name: str, mode: str) -> None:
     if mode not in _MODES:
         raise InvalidArgumentError(f"funcdiff.scipy.signal.{name}: mode must be one of "
                                    f"{', '.join(_MODES)}, got {mode!r}.")
+
+
+def _check_method(name: str, method: str) -> str:
+    if method not in ("auto", "direct", "fft"):
+        raise InvalidArgumentError(f"funcdiff.scipy.signal.{name}: method must be 'auto', "
+                                   f"'direct' or 'fft', got {method!r}.")
+    return method
 
 
 def _flip(x: Any) -> Any:
@@ -99,9 +110,9 @@ def correlate(in1, in2, mode="full", method="auto"):
     """The cross-correlation of ``in1`` and ``in2`` (scipy.signal.correlate).
 
     Args:
-      in1, in2: arrays of the same number of dimensions (1 to 3).
+      in1, in2: arrays of the same number of dimensions (1 to 3; any with "fft").
       mode: "full", "valid" or "same".
-      method: accepted for scipy's signature ("auto", "direct" or "fft").
+      method: "auto" or "direct" (the convolution primitive) or "fft" (``fftconvolve``).
 
     Returns:
       ``sum_k in1[n + k] * conj(in2[k])`` over the positions of ``mode``.
@@ -114,6 +125,10 @@ def correlate(in1, in2, mode="full", method="auto"):
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
     _check_mode("correlate", mode)
+    if _check_method("correlate", method) == "fft":
+        v = _util.asarray(in2, "funcdiff.scipy.signal.correlate")
+        v = conj(v) if dtypes.is_complex(get_aval(v).dtype) else v
+        return fftconvolve(in1, _flip(v), mode)
     a, v = _operands("correlate", in1, in2)
     v = conj(v) if dtypes.is_complex(get_aval(v).dtype) else v
     sa, sv = get_aval(a).shape, get_aval(v).shape
@@ -127,9 +142,9 @@ def convolve(in1, in2, mode="full", method="auto"):
     """The convolution of ``in1`` and ``in2`` (scipy.signal.convolve).
 
     Args:
-      in1, in2: arrays of the same number of dimensions (1 to 3).
+      in1, in2: arrays of the same number of dimensions (1 to 3; any with "fft").
       mode: "full", "valid" or "same".
-      method: accepted for scipy's signature.
+      method: "auto" or "direct" (the convolution primitive) or "fft" (``fftconvolve``).
 
     Returns:
       ``sum_k in1[n - k] * in2[k]`` over the positions of ``mode``.
@@ -139,10 +154,73 @@ def convolve(in1, in2, mode="full", method="auto"):
     array([0. , 1. , 2.5, 4. , 1.5])
     """
     _check_mode("convolve", mode)
+    if _check_method("convolve", method) == "fft":
+        return fftconvolve(in1, in2, mode)
     a, v = _operands("convolve", in1, in2)
     if _needs_swap(mode, get_aval(a).shape, get_aval(v).shape):
         a, v = v, a  # convolution commutes
     return _correlate(a, _flip(v), _pads(mode, get_aval(v).shape, True))
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """The convolution of ``in1`` and ``in2`` by FFT (scipy.signal.fftconvolve).
+
+    Both arrays are zero-padded to the full size along ``axes``, transformed
+    (``rfftn`` for real arrays, ``fftn`` for complex ones), multiplied and
+    transformed back, then cut to ``mode``; along the other axes the arrays
+    must agree or be 1 (they broadcast). Differentiable in both arrays, in every
+    mode, through the FFT's own derivatives.
+
+    Args:
+      in1, in2: arrays of the same number of dimensions (any).
+      mode: "full", "valid" or "same" (the centre of "full", shaped like in1).
+      axes: the axes to convolve over (default: all).
+
+    Returns:
+      The convolution, as ``convolve`` (within rounding: the FFT's, not the sum's).
+
+    Raises:
+      ShapeError: mismatched dimensions or non-convolved axes, empty arrays, or
+        neither array larger for "valid".
+
+    >>> import numpy as np
+    >>> np.round(fftconvolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])), 12)
+    array([0. , 1. , 2.5, 4. , 1.5])
+    """
+    name = "funcdiff.scipy.signal.fftconvolve"
+    _check_mode("fftconvolve", mode)
+    a = _util.asarray(in1, name)
+    v = _util.asarray(in2, name)
+    sa, sv = get_aval(a).shape, get_aval(v).shape
+    if len(sa) != len(sv) or 0 in sa or 0 in sv:
+        raise ShapeError(f"{name}: in1 and in2 need the same number of dimensions and no "
+                         f"empty axis, got shapes {sa} and {sv}.")
+    axes = tuple(range(len(sa))) if axes is None else tuple(
+        sorted({ax % len(sa) for ax in np.atleast_1d(axes).tolist()}))
+    other = [i for i in range(len(sa)) if i not in axes]
+    if any(sa[i] != sv[i] and 1 not in (sa[i], sv[i]) for i in other):
+        raise ShapeError(f"{name}: along the axes not convolved, in1 {sa} and in2 {sv} must "
+                         f"agree or be 1, but they differ on {[i for i in other if sa[i] != sv[i]]}.")
+    dtype = dtypes.result_type(a, v)
+    dtype = dtype if dtypes.is_inexact(dtype) else np.dtype(np.float64)
+    a, v = _util.cast(a, dtype), _util.cast(v, dtype)
+    if mode == "valid" and _needs_swap(mode, [sa[i] for i in axes], [sv[i] for i in axes]):
+        a, v, sa, sv = v, a, sv, sa
+    full = [sa[i] + sv[i] - 1 for i in axes]
+    if dtypes.is_complex(dtype):
+        out = fnp.fft.ifftn(fnp.fft.fftn(a, s=full, axes=axes) * fnp.fft.fftn(v, s=full, axes=axes),
+                            s=full, axes=axes)
+    else:
+        out = fnp.fft.irfftn(fnp.fft.rfftn(a, s=full, axes=axes)
+                             * fnp.fft.rfftn(v, s=full, axes=axes), s=full, axes=axes)
+    cut = [slice(None)] * len(sa)
+    for i, n in zip(axes, full):
+        if mode == "same":
+            start = (n - sa[i]) // 2
+            cut[i] = slice(start, start + sa[i])
+        elif mode == "valid":
+            cut[i] = slice(sv[i] - 1, sa[i])
+    return _util.cast(out[tuple(cut)], dtype)
 
 
 def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: Any,
@@ -193,7 +271,7 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
     return _two_d("correlate2d", in1, in2, mode, boundary, fillvalue, flipped=False)
 
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d"]
+__all__ = ["convolve", "correlate", "fftconvolve", "convolve2d", "correlate2d"]
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
