@@ -33,7 +33,7 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.compiler.compile import compile_jaxpr
 from funcdiff.passes.pipeline import optimize
 from funcdiff.primitives import indexing as ix
-from funcdiff.primitives import scipy_quantiles, scipy_shape_derivatives
+from funcdiff.primitives import scipy_matrix_functions, scipy_quantiles, scipy_shape_derivatives
 
 import test_passes as TP
 import test_prim_elementwise as EW
@@ -151,6 +151,7 @@ _X01 = np.array([0.3, 0.6, 0.9])
 _sps = fd.scipy.special
 _poisson = fd.scipy.stats.poisson  # its count k passes through no_derivative
 _shape = scipy_shape_derivatives  # the cards of the parameter derivatives
+_SPD_JIT = np.array([[3.0, 1.0], [1.0, 2.0]])
 
 EXTRA = [  # (id, function, args) for the primitives the family tables do not reach
     ("gather", lambda x: ix.gather(x, _IDX, axis=0), (_X3,)),
@@ -218,6 +219,11 @@ EXTRA = [  # (id, function, args) for the primitives the family tables do not re
         _shape.betainc_dab(x + 1.0, x + 2.0, x, orders=(1, 1)),
         _shape.hurwitz_zeta_dx(x + 2.0, x + 1.0, order=1),
         _shape.riemann_zeta_dx(x + 2.0, order=2)], (_X01,)),
+    ("scipy.linalg-matrix-functions", lambda x: [
+        fd.scipy.linalg.sqrtm(_SPD_JIT + x[0]), fd.scipy.linalg.logm(_SPD_JIT + x[0]),
+        *fd.scipy.linalg.schur(_SPD_JIT + x[0]),
+        scipy_matrix_functions.sqrtm_frechet_p.bind(_SPD_JIT + x[0], _SPD_JIT * x[1]),
+        scipy_matrix_functions.logm_frechet_p.bind(_SPD_JIT + x[0], _SPD_JIT * x[1])], (_X01,)),
     ("scipy.stats-quantiles", lambda x: [
         scipy_quantiles.gammaincinv(x + 1.0, x), scipy_quantiles.betaincinv(x + 1.0, x + 2.0, x),
         scipy_quantiles.stdtr(x + 1.0, x), scipy_quantiles.stdtrit(x + 1.0, x),

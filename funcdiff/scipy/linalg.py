@@ -41,6 +41,8 @@ from funcdiff.primitives.linalg_common import (
     conj as _conj, cols as _cols, is_complex as _is_complex, mask as _mask, mH as _mH,
     mT as _mT, rows as _rows)
 
+from funcdiff.scipy._linalg_matrix import eigh_tridiagonal, logm, schur, sqrtm  # noqa: F401
+
 _NAME = "funcdiff.scipy.linalg."
 
 
@@ -571,7 +573,8 @@ def solve_continuous_lyapunov(a, q):
 __all__ = ["LinAlgError", "solve_triangular", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "lu", "expm", "expm_frechet", "inv", "det", "solve", "cholesky", "eigh",
            "toeplitz", "circulant", "block_diag", "solve_banded",
-           "solve_sylvester", "solve_continuous_lyapunov"]
+           "solve_sylvester", "solve_continuous_lyapunov", "sqrtm", "logm", "schur",
+           "eigh_tridiagonal"]
 
 
 def __dir__() -> list[str]:  # dir() shows the public names only, not the imports
