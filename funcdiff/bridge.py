@@ -338,6 +338,21 @@ def _dot(x, y):
     return like._wrap(like.xp.tensordot(a, b, axes=((len(a.shape) - 1,), (len(b.shape) - 2,))))
 
 
+def _take(a, indices, axis=None, **ignored):
+    """numpy's take (any index shape, a flattened ``a`` without ``axis``) by the standard's
+    ``take``, which takes 1-D integer indices of its own library."""
+    like = _first((a, indices))
+    xp, x = like.xp, like._operand(a)
+    if axis is None:
+        x, axis = xp.reshape(x, (-1,)), 0
+    axis %= x.ndim
+    index = like._operand(np.asarray(indices) if isinstance(indices, (int, list)) else indices)
+    index_shape = tuple(index.shape)
+    out = xp.take(x, xp.reshape(index, (-1,)), axis=axis)
+    return like._wrap(xp.reshape(out, tuple(x.shape[:axis]) + index_shape
+                                 + tuple(x.shape[axis + 1:])))
+
+
 def _tensordot(x, y, axes=2):
     like = _first((x, y))
     return like._wrap(like.xp.tensordot(like._operand(x), like._operand(y), axes=axes))
@@ -407,7 +422,7 @@ _FUNCTIONS = {
     np.broadcast_to: _namespace_call("broadcast_to"),
     np.expand_dims: _namespace_call("expand_dims"), np.squeeze: _namespace_call("squeeze"),
     np.moveaxis: _namespace_call("moveaxis"), np.clip: _namespace_call("clip"),
-    np.take: _namespace_call("take"), np.sort: _namespace_call("sort"),
+    np.take: _take, np.sort: _namespace_call("sort"),
     np.argsort: _namespace_call("argsort"), np.argmax: _namespace_call("argmax"),
     np.argmin: _namespace_call("argmin"), np.result_type: _result_type, np.ndim: _ndim,
     np.shape: _shape, np.copysign: _namespace_call("copysign", arrays=2),

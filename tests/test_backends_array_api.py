@@ -140,3 +140,51 @@ def test_jit_with_debug_nans_keeps_foreign_arrays_and_finds_the_nan():
             with np.errstate(invalid="ignore"):
                 fd.jit(lambda X: fnp.log(X - 100.0))(X)
     np.testing.assert_allclose(to_numpy(out), np.tanh(X_NP).sum())
+
+
+CLOSED_X = np.arange(6.0).reshape(2, 3) / 6.0
+W = np.array([0.5, -1.0, 2.0])
+
+
+def _closed_over_losses(data):
+    """Losses of w that close over ``data`` (not an argument): through funcdiff.numpy's
+    functions, the traced value on an operator's left, and fnp.asarray(data) on the right."""
+    return {
+        "matmul": lambda w: fnp.sum(fnp.tanh(fnp.matmul(data, w))),
+        "subtract": lambda w: fnp.sum(fnp.exp(-fnp.square(fnp.subtract(data, w)))),
+        "traced on the left": lambda w: fnp.sum(fnp.tanh(w @ fnp.transpose(data))),
+        "asarray": lambda w: fnp.sum(fnp.asarray(data) @ w) + fnp.sum(fnp.asarray(data) * w),
+        "where, dot, take": lambda w: (
+            fnp.sum(fnp.where(data > 0.2, w * data, 0.0)) + fnp.mean(fnp.dot(data, w))
+            + fnp.sum(fnp.take(data, 0, axis=0) * w)
+            + fnp.sum(fnp.take(data, np.array([[0, 1], [1, 0]]), axis=1) * w[0])),
+    }
+
+
+CLOSED_TRANSFORMS = {  # name -> (transform, its argument from the parameter w)
+    "grad": (lambda f, w: fd.grad(f)(w), lambda w: w),
+    "jit(grad)": (lambda f, w: fd.jit(fd.grad(f))(w), lambda w: w),
+    "jvp": (lambda f, w: fd.jvp(f, (w,), (w,))[1], lambda w: w),
+    "vmap": (lambda f, ws: fd.vmap(f)(ws), lambda w: np.stack([w, 2 * w])),
+}
+
+
+@pytest.mark.parametrize("transform", list(CLOSED_TRANSFORMS))
+@pytest.mark.parametrize("loss", list(_closed_over_losses(CLOSED_X)))
+@pytest.mark.parametrize("parameter", ["strict", "numpy"])
+def test_closed_over_foreign_arrays_compute_in_their_library(transform, loss, parameter,
+                                                             no_hidden_conversion):
+    run, argument = CLOSED_TRANSFORMS[transform]
+    expected = run(_closed_over_losses(CLOSED_X)[loss], argument(W))
+    f = _closed_over_losses(strict_array(CLOSED_X))[loss]
+    w = strict_array(argument(W)) if parameter == "strict" else argument(W)
+    out = run(f, w)
+    assert type(out) is StrictArray  # a numpy parameter meets the data's library: its type
+    np.testing.assert_allclose(to_numpy(out), expected, rtol=1e-12, atol=1e-13)
+
+
+def test_take_with_any_index_shape_on_foreign_arrays(no_hidden_conversion):
+    x = strict_array(CLOSED_X)
+    for indices, axis in ((1, 1), (np.array([[0, 2], [1, 1]]), 1), (np.array([4, 0]), None)):
+        got = fd.jit(lambda a: fnp.take(a, indices, axis=axis))(x)
+        np.testing.assert_array_equal(to_numpy(got), np.take(CLOSED_X, indices, axis=axis))

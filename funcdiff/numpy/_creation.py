@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from funcdiff import dtypes
+from funcdiff import bridge, dtypes
+from funcdiff.backends import backend_of
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import InvalidArgumentError, ShapeError, UnsupportedNumpyError
 from funcdiff.numpy import _util
@@ -102,7 +103,9 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """Convert ``a`` to an array without copying when possible (like ``numpy.asarray``).
 
     Tracers are returned as they are (cast if ``dtype`` differs); nested lists
-    holding tracers are stacked with primitives.
+    holding tracers are stacked with primitives. Inside a transform, an array of
+    another library (array_api_strict, torch, dask) stays in its library, so a
+    closed-over one meets traced values as the arguments do.
 
     >>> import funcdiff.numpy as fnp
     >>> fnp.asarray([1., 2.]).dtype
@@ -112,7 +115,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         raise UnsupportedNumpyError("funcdiff.numpy.asarray does not support like=")
     dtype = None if dtype is None else dtype_arg("asarray", dtype, allow_complex=True)
     _util.refuse_dropping_imaginary(fname("asarray"), a, dtype)
-    if isinstance(a, Tracer) or has_tracer(a):
+    if isinstance(a, Tracer) or has_tracer(a) or (
+            bridge.calls.depth and type(a) is not np.ndarray and backend_of(a) is not None):
         return _util.asarray(a, fname("asarray"), dtype)
     try:
         out = np.asarray(a, dtype=dtype, order=order, copy=copy)

@@ -38,7 +38,7 @@ def _prepare(name: str, *args: Any) -> list[Any]:
     """Arrays of one promoted dtype; Python scalars become strong 0-d arrays
     (numpy's products call ``asarray`` on them)."""
     dtype = getattr(args[0], "dtype", None)
-    if dtype is not None and dtype.kind in "biuf":  # fast path: arrays or tracers of one dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":  # fast path: one numpy dtype
         for a in args:
             if not (type(a) is np.ndarray or isinstance(a, Tracer)) or a.dtype != dtype:
                 break
@@ -174,7 +174,8 @@ def _plain_product(a, b):
     # (b's dtype is compared only when it has one: np.dtype(None) is float64, so
     # None == float64 dtype holds)
     b_dtype = getattr(b, "dtype", None)
-    if dtype is not None and dtype.kind == "f" and b_dtype is not None and b_dtype == dtype:
+    if (isinstance(dtype, np.dtype) and dtype.kind == "f" and b_dtype is not None
+            and b_dtype == dtype):  # (a foreign library's dtype takes the general path)
         a_shape, b_shape = a.shape, b.shape
         if a_shape and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]:
             return dot_general_p.bind(a, b,

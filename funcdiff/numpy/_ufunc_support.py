@@ -175,6 +175,8 @@ def _same_or_weak(x: Any, y: Any, kinds: str) -> tuple[Any, Any] | None:
     """The common fast cases of promotion: one dtype already, or an array of a dtype
     in ``kinds`` with a Python scalar it absorbs. None if promotion has work to do."""
     dx, dy = getattr(x, "dtype", None), getattr(y, "dtype", None)
+    if not isinstance(dx, (np.dtype, type(None))) or not isinstance(dy, (np.dtype, type(None))):
+        return None  # a foreign library's dtype: the general path converts the operands
     if dx is not None:
         if dy is not None:
             if dx == dy and dx.kind in kinds:

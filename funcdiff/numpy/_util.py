@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from funcdiff import dtypes
+from funcdiff import bridge, dtypes
 from funcdiff.backends import backend_of
 from funcdiff.core import Tracer, concrete_value, get_aval
 from funcdiff.errors import (AxisError, ConcretizationError, DTypeError, InvalidArgumentError,
@@ -50,6 +50,8 @@ def asarray(x: Any, name: str = "funcdiff.numpy", dtype: Any = None) -> Any:
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in flat(x)):
         return stack_nested(x, dtype)
     if type(x) is not np.ndarray and backend_of(x) is not None:  # a dask (cupy ...) array
+        if bridge.calls.depth and not backend_of(x).dispatches:
+            x = bridge.wrap_leaf(x)  # closed over inside a transform: computed on like arguments
         if dtype is not None and get_aval(x).dtype != np.dtype(dtype):
             return elementwise.convert_element_type(x, new_dtype=np.dtype(dtype))
         return x
