@@ -308,6 +308,8 @@ def reduction(name: str):
             out = fn(raw, axis=axis if axis is not None else 0)
         elif name in ("sum", "prod") and dtype is not None:
             out = fn(x.raw, axis=axis, dtype=x.xp_dtype(dtype), keepdims=keepdims)
+        elif dtype is not None:  # the standard's other reductions take no dtype: cast first
+            out = fn(x.xp.astype(x.raw, x.xp_dtype(dtype)), axis=axis, keepdims=keepdims)
         else:
             out = fn(x.raw, axis=axis, keepdims=keepdims)
         return x._wrap(out)

@@ -188,3 +188,11 @@ def test_take_with_any_index_shape_on_foreign_arrays(no_hidden_conversion):
     for indices, axis in ((1, 1), (np.array([[0, 2], [1, 1]]), 1), (np.array([4, 0]), None)):
         got = fd.jit(lambda a: fnp.take(a, indices, axis=axis))(x)
         np.testing.assert_array_equal(to_numpy(got), np.take(CLOSED_X, indices, axis=axis))
+
+
+def test_reductions_take_numpys_dtype_argument(no_hidden_conversion):
+    data = np.arange(4, dtype=np.float32)
+    for name in ("mean", "sum", "prod"):
+        out = fd.jit(lambda a, f=getattr(fnp, name): f(a, dtype=np.float64))(strict_array(data))
+        want = getattr(np, name)(data, dtype=np.float64)
+        assert to_numpy(out).dtype == np.float64 and float(to_numpy(out)) == float(want), name
