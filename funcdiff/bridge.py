@@ -162,7 +162,8 @@ class NamespaceArray:
         return reduction("sum")(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def __getitem__(self, key):
-        return self._wrap(self.raw[self._index(key)])
+        raw, key = _positive_steps(self.xp, self.raw, key)
+        return self._wrap(raw[self._index(key)])
 
     def __setitem__(self, key, value):
         self.raw[self._index(key)] = self._operand(value)
@@ -193,7 +194,10 @@ class NamespaceArray:
         if type(x) is NamespaceArray:
             return x.raw
         if isinstance(x, (np.ndarray, np.generic)):
-            return self.xp.asarray(np.asarray(x), dtype=self.xp_dtype(x.dtype))
+            x = np.asarray(x)
+            if x.strides and min(x.strides) < 0:  # a reversed view: torch takes none
+                x = x.copy()
+            return self.xp.asarray(x, dtype=self.xp_dtype(x.dtype))
         return x  # a Python scalar, which the namespace takes as it is
 
     def _operands(self, xs) -> list:
@@ -264,6 +268,34 @@ del _name, _ufunc
 
 
 # --- numpy functions, by the numpy function object ------------------------------------
+
+def _positive_steps(xp, raw, key):
+    """``(raw, key)`` with each slice of negative step made positive by flipping its axis
+    first (the standard, and torch, take positive steps only)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not any(type(k) is slice and k.step is not None and k.step < 0 for k in keys):
+        return raw, key
+    consuming = [k for k in keys if k is not None and k is not Ellipsis]
+    axis, out = 0, []
+    for k in keys:
+        if k is Ellipsis:
+            axis = raw.ndim - (len(consuming) - sum(1 for o in out if o is not None
+                                                    and o is not Ellipsis))
+            out.append(k)
+            continue
+        if k is None:
+            out.append(k)
+            continue
+        if type(k) is slice and k.step is not None and k.step < 0:
+            n = raw.shape[axis]
+            start, stop, step = k.indices(n)
+            count = len(range(start, stop, step))
+            raw = xp.flip(raw, axis=axis)
+            k = slice(n - 1 - start, n - 1 - start + count * -step, -step)
+        out.append(k)
+        axis += 1
+    return raw, tuple(out) if isinstance(key, tuple) else out[0]
+
 
 def _first(args) -> NamespaceArray:
     for a in args:
@@ -463,16 +495,21 @@ def unwrap(x: Any) -> Any:
     return x.raw if type(x) is NamespaceArray else x
 
 
-def unwrap_tree(out: Any) -> Any:
+def unwrap_tree(out: Any, like: "NamespaceArray | None" = None) -> Any:
     """``out`` with every NamespaceArray in its tuples, lists and dicts unwrapped;
-    a returned function (vjp's) unwraps its own results when called."""
+    a returned function (vjp's) unwraps its own results when called. With ``like``
+    (the call's arguments were of its library), numpy arrays among the results
+    (computed from constants only, such as a gradient that does not depend on the
+    arguments' values) become arrays of that library too."""
     t = type(out)
     if t is NamespaceArray:
         return out.raw
+    if like is not None and (t is np.ndarray or isinstance(out, np.generic)):
+        return like._operand(out)
     if t is tuple or t is list:
-        return t(unwrap_tree(o) for o in out)
+        return t(unwrap_tree(o, like) for o in out)
     if t is dict:
-        return {k: unwrap_tree(v) for k, v in out.items()}
+        return {k: unwrap_tree(v, like) for k, v in out.items()}
     return out
 
 
@@ -527,14 +564,16 @@ def call_at_boundary(fn, args: tuple, kwargs: dict, where: str) -> Any:
     dispatch to are wrapped on the way in (so the user's function computes on
     NamespaceArrays, which meet tracers), and results are unwrapped when this is
     the outermost such call (inner ones compute on them)."""
+    like = None
     if holds_foreign(args) or holds_foreign(kwargs):
         args, kwargs = entering(args, kwargs, where)
+        like = _first((args, tuple(kwargs.values())))
     calls.depth += 1
     try:
         out = fn(*args, **kwargs)
     finally:
         calls.depth -= 1
-    return unwrap_tree(out) if calls.wrapped and not calls.depth else out
+    return unwrap_tree(out, like) if calls.wrapped and not calls.depth else out
 
 
 def boundary(fn):
