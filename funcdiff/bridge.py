@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from funcdiff import dtypes
 from funcdiff.backends import (Backend, BackendError, as_array, backend_of, common_backend,
                                numpy_dtype, register_bridge)
 
@@ -115,9 +116,10 @@ class NamespaceArray:
             return NotImplemented  # a tracer among the operands: its own protocol binds
         handler = _FUNCTIONS.get(func)
         if handler is None:
-            if func.__module__ == "numpy.linalg":  # the standard's linalg extension
-                fn = getattr(getattr(self.xp, "linalg", None), func.__name__, None)
-                where = f"numpy.linalg.{func.__name__}"
+            if func.__module__ in ("numpy.linalg", "numpy.fft"):  # the standard's extensions
+                extension = func.__module__.rpartition(".")[2]
+                fn = getattr(getattr(self.xp, extension, None), func.__name__, None)
+                where = f"numpy.{extension}.{func.__name__}"
             else:
                 fn = getattr(self.xp, func.__name__, None)
                 where = f"numpy.{func.__name__}"
@@ -181,6 +183,14 @@ class NamespaceArray:
         return operator.index(int(self.raw))
 
     # --- conversions ----------------------------------------------------------------
+
+    def complex_from(self, re: Any, im: Any) -> "NamespaceArray":
+        """``re + i im`` in the namespace (the standard has no ``complex`` constructor)."""
+        xp = self.xp
+        re, im = self._operand(re), self._operand(im)
+        dtype = self.xp_dtype(dtypes.complex_dtype(numpy_dtype(re.dtype)))
+        unit = xp.asarray(1j, dtype=dtype)
+        return self._wrap(xp.astype(re, dtype) + xp.astype(im, dtype) * unit)
 
     def xp_dtype(self, dtype: Any) -> Any:
         """The namespace's dtype of the same name as the numpy ``dtype``."""
@@ -322,6 +332,8 @@ def _operands_tree(args, like: NamespaceArray):
 
 
 def _wrap_tree(out, like: NamespaceArray):
+    if isinstance(out, tuple) and hasattr(out, "_fields"):  # a named result (SVDResult)
+        return tuple(_wrap_tree(o, like) for o in out)
     if isinstance(out, (list, tuple)):
         return type(out)(_wrap_tree(o, like) for o in out)
     if type(out) is bool or type(out) is int or type(out) is float:
@@ -421,6 +433,12 @@ def _transpose(a, axes=None):
     return _first((a,)).transpose(*(axes or ()))
 
 
+def _swapaxes(a, axis1, axis2):
+    axes = list(range(a.ndim))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return a._wrap(a.xp.permute_dims(a.raw, tuple(axes)))
+
+
 def _reshape(a, shape, order="C"):
     return _first((a,)).reshape(shape)
 
@@ -452,7 +470,7 @@ _FUNCTIONS = {
         a.size if axis is None else a.shape[axis]),
     np.zeros_like: _like("zeros"), np.ones_like: _like("ones"), np.full_like: _like("full"),
     np.empty_like: _like("zeros"), np.transpose: _transpose, np.reshape: _reshape,
-    np.flip: _flip, np.concatenate: _namespace_call("concat"), np.stack: _namespace_call("stack"),
+    np.flip: _flip, np.swapaxes: _swapaxes, np.concatenate: _namespace_call("concat"), np.stack: _namespace_call("stack"),
     np.broadcast_to: _namespace_call("broadcast_to"),
     np.expand_dims: _namespace_call("expand_dims"), np.squeeze: _namespace_call("squeeze"),
     np.moveaxis: _namespace_call("moveaxis"), np.clip: _namespace_call("clip"),

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from funcdiff import dtypes
+from funcdiff.bridge import NamespaceArray
 from funcdiff.core import Primitive, ShapedArray, Tracer, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.transpose import is_undefined
@@ -56,7 +57,13 @@ def _part_cost(x: ShapedArray) -> dict:
 # --- real ------------------------------------------------------------------------------
 
 real_p = Primitive("real")
-real_p.impl = checked_impl(lambda z: np.array(np.real(z)), real_p)  # a copy, never a view
+def _own(x):
+    """numpy's real and imag of a complex array are views: a copy, never a view (another
+    library's result is its own array already)."""
+    return x if type(x) is NamespaceArray else np.array(x)
+
+
+real_p.impl = checked_impl(lambda z: _own(np.real(z)), real_p)
 
 
 def _real_abstract_eval(z):
@@ -75,7 +82,7 @@ real = make_op(real_p, "The real part of a complex array (a float array of its p
 # --- imag ------------------------------------------------------------------------------
 
 imag_p = Primitive("imag")
-imag_p.impl = checked_impl(lambda z: np.array(np.imag(z)), imag_p)
+imag_p.impl = checked_impl(lambda z: _own(np.imag(z)), imag_p)
 
 
 def _imag_abstract_eval(z):
@@ -98,6 +105,8 @@ complex_p = Primitive("complex")
 
 
 def _complex_impl(re, im):
+    if type(re) is NamespaceArray or type(im) is NamespaceArray:  # another library's arrays
+        return (re if type(re) is NamespaceArray else im).complex_from(re, im)
     re, im = np.asarray(re), np.asarray(im)
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), dtypes.complex_dtype(re.dtype))
     out.real = re

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from funcdiff.bridge import NamespaceArray
 from funcdiff.core import Primitive, ShapedArray, Zero, get_aval, tangent_aval
 from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
 from funcdiff.primitives import complex_ops
@@ -80,11 +81,17 @@ def check_rhs(name: str, a: ShapedArray, b: ShapedArray, left_side: bool = True)
                          f"{n} x {n} matrix, but got {b.str_short()}.")
 
 
+def operand(a):
+    """An impl's operand: a numpy array, or another library's array as the bridge wraps it
+    (numpy.linalg's functions dispatch to that library's linalg extension)."""
+    return a if type(a) is NamespaceArray else np.asarray(a)
+
+
 def numerical(name: str, fn, abstract_eval, message: str):
     """An impl calling ``fn``; numpy's LinAlgError becomes ours (after the shape checks)."""
     def impl(*args, **params):
         try:
-            return fn(*[np.asarray(a) for a in args], **params)
+            return fn(*[operand(a) for a in args], **params)
         except np.linalg.LinAlgError as e:
             if isinstance(e, FunctionalDiffError):
                 raise

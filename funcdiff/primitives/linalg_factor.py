@@ -22,7 +22,7 @@ from funcdiff.primitives.cards import checked_impl, nbytes
 from funcdiff import dtypes
 from funcdiff.primitives.linalg_common import (as_dtype, check_matrix, col, cols, conj, const,
                                                cost, diag, is_complex, leading_batch, mask,
-                                               matrices, mH, mm, numerical, real_part, row,
+                                               matrices, mH, mm, numerical, operand, real_part, row,
                                                sym)
 from funcdiff.primitives.linalg_solve import triangular_solve
 
@@ -242,7 +242,7 @@ def _qr_cost(a):
 
 
 qr_p.abstract_eval = _qr_abstract_eval
-qr_p.impl = checked_impl(lambda a: list(np.linalg.qr(np.asarray(a), mode="reduced")),
+qr_p.impl = checked_impl(lambda a: list(np.linalg.qr(operand(a), mode="reduced")),
                          _qr_abstract_eval)
 qr_p.jvp = _qr_jvp
 qr_p.batch = leading_batch(qr_p)

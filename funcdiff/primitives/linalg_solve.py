@@ -23,7 +23,7 @@ from funcdiff.primitives import elementwise as ew
 from funcdiff.primitives.cards import checked_impl
 from funcdiff.primitives.linalg_common import (SINGULAR, check_matrix, check_rhs, conj, const,
                                                cost, is_complex, leading_batch, mask, mm, mT,
-                                               numerical, real_part, solve_batch, trace,
+                                               numerical, operand, real_part, solve_batch, trace,
                                                zero_like)
 
 
@@ -182,7 +182,7 @@ def _det_jvp(primals, tangents):
 
 
 det_p.abstract_eval = _det_abstract_eval
-det_p.impl = checked_impl(lambda a: np.linalg.det(np.asarray(a)), _det_abstract_eval)
+det_p.impl = checked_impl(lambda a: np.linalg.det(operand(a)), _det_abstract_eval)
 det_p.jvp = _det_jvp
 det_p.batch = leading_batch(det_p)
 det_p.cost = cost(lambda m, n: 2 * n ** 3 // 3)
@@ -209,7 +209,7 @@ def _slogdet_jvp(primals, tangents):
 
 
 slogdet_p.abstract_eval = _slogdet_abstract_eval
-slogdet_p.impl = checked_impl(lambda a: list(np.linalg.slogdet(np.asarray(a))),
+slogdet_p.impl = checked_impl(lambda a: list(np.linalg.slogdet(operand(a))),
                               _slogdet_abstract_eval)
 slogdet_p.jvp = _slogdet_jvp
 slogdet_p.batch = leading_batch(slogdet_p)
