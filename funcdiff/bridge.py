@@ -184,6 +184,29 @@ class NamespaceArray:
 
     # --- conversions ----------------------------------------------------------------
 
+    def scatter_add(self, operand: Any, indices: Any, updates: Any, axis: int) -> "NamespaceArray":
+        """``operand`` with ``updates`` added at ``indices`` along ``axis`` (repeated
+        indices add up), in the namespace: the standard has no scatter, so the updates
+        are summed into place by a matrix product with the indices' one-hot matrix
+        (k indices by n positions: memory k * n)."""
+        xp = self.xp
+        operand, updates = self._operand(operand), self._operand(updates)
+        n = operand.shape[axis]
+        indices = indices if type(indices) is NamespaceArray else np.asarray(indices)
+        flat = xp.reshape(self._operand(indices), (-1,))
+        k = flat.shape[0]
+        one_hot = xp.astype(xp.reshape(flat, (k, 1)) == xp.reshape(xp.arange(n), (1, n)),
+                            operand.dtype)
+        shape = tuple(updates.shape)
+        lead, index_ndim = axis, len(shape) - operand.ndim + 1
+        updates = xp.reshape(updates, shape[:lead] + (k,) + shape[lead + index_ndim:])
+        summed = xp.moveaxis(xp.moveaxis(updates, lead, -1) @ one_hot, -1, lead)
+        return self._wrap(operand + summed)
+
+    def like(self, x: Any) -> "NamespaceArray":
+        """``x`` (a numpy array, or an array of this library) as an array of this library."""
+        return self._wrap(self._operand(x))
+
     def complex_from(self, re: Any, im: Any) -> "NamespaceArray":
         """``re + i im`` in the namespace (the standard has no ``complex`` constructor)."""
         xp = self.xp
@@ -433,6 +456,17 @@ def _transpose(a, axes=None):
     return _first((a,)).transpose(*(axes or ()))
 
 
+def _sorting(name: str):
+    """numpy's sort / argsort (``kind="stable"`` included) by the standard's, stable."""
+    def call(a, axis=-1, kind=None, order=None):
+        if order is not None:
+            raise a._missing(f"numpy.{name}(order=...)")
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        return a._wrap(getattr(a.xp, name)(a.raw, axis=axis, stable=True))
+    return call
+
+
 def _swapaxes(a, axis1, axis2):
     axes = list(range(a.ndim))
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
@@ -474,8 +508,7 @@ _FUNCTIONS = {
     np.broadcast_to: _namespace_call("broadcast_to"),
     np.expand_dims: _namespace_call("expand_dims"), np.squeeze: _namespace_call("squeeze"),
     np.moveaxis: _namespace_call("moveaxis"), np.clip: _namespace_call("clip"),
-    np.take: _take, np.sort: _namespace_call("sort"),
-    np.argsort: _namespace_call("argsort"), np.argmax: _namespace_call("argmax"),
+    np.take: _take, np.sort: _sorting("sort"), np.argsort: _sorting("argsort"), np.argmax: _namespace_call("argmax"),
     np.argmin: _namespace_call("argmin"), np.result_type: _result_type, np.ndim: _ndim,
     np.shape: _shape, np.copysign: _namespace_call("copysign", arrays=2),
     np.take_along_axis: _namespace_call("take_along_axis", arrays=2),

@@ -81,7 +81,7 @@ def test_a_numpy_only_function_names_itself_and_the_library():
     X = strict.asarray(X_NP)
     with pytest.raises(BackendError, match=r"numpy\.asarray in funcdiff\.primitives\."
                                             r"indexing_scatter\.\S+ .*array_api_strict"):
-        fd.grad(lambda w, X: fnp.sum(fnp.at(X * w)[np.array([0, 0])].add(1.0)))(1.0, X)
+        fd.grad(lambda w, X: fnp.sum(fnp.at(X * w)[np.array([0, 0])].multiply(2.0)))(1.0, X)
 
 
 def test_results_of_a_returned_pullback_are_the_librarys_arrays():
@@ -225,12 +225,20 @@ EXTENSIONS = {  # functions of a matrix through the standard's linalg and fft ex
     "rfft2": lambda m: fnp.sum(fnp.real(fnp.fft.rfft2(m)) ** 2),
     "irfft": lambda m: fnp.sum(fnp.fft.irfft(fnp.fft.rfft(m) * 2.0)),
     "complex": lambda m: fnp.sum(fnp.abs(m + 1j * m) ** 2),
+    # the standard has no scatter: scatter-add by a one-hot product, in the library
+    "scatter_add": lambda m: fnp.sum(fnp.at(m)[np.array([0, 0, 2])].add(m[1]) ** 2),
+    "repeated gather": lambda m: fnp.sum(m[np.array([0, 0, 2])] ** 3),
+    "take_along_axis": lambda m: fnp.sum(fnp.take(m, np.array([[1, 1], [2, 0]]), axis=1) ** 2),
+    "sort": lambda m: fnp.sum(fnp.sort(m, axis=1) * np.arange(3.0)),
+    "sort flat": lambda m: fnp.sum(fnp.sort(m, axis=None) * np.arange(9.0)),
+    "median": fnp.median,
+    "quantile": lambda m: fnp.quantile(m, 0.3),
 }
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("name", list(EXTENSIONS))
-def test_linalg_and_fft_run_in_the_librarys_extensions(name, library, no_hidden_conversion):
+def test_linalg_fft_scatter_and_sort_run_in_the_library(name, library, no_hidden_conversion):
     convert, is_theirs = LIBRARIES[library]
     f = EXTENSIONS[name]
     want = fd.grad(f)(MATRIX)

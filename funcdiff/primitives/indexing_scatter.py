@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from funcdiff import roles
+from funcdiff.bridge import NamespaceArray
 from funcdiff.compiler import fusion
 from funcdiff.core import Primitive, Tracer, Zero, get_aval, instantiate
 from funcdiff.errors import DifferentiationError, ShapeError
@@ -60,8 +61,11 @@ def scatter_abstract_eval(name):
     return abstract_eval
 
 
-def scatter_impl(name, abstract_eval, update):
+def scatter_impl(name, abstract_eval, update, bridged=None):
     def impl(operand, indices, updates, *, axis):
+        like = next((a for a in (operand, updates, indices) if type(a) is NamespaceArray), None)
+        if like is not None and bridged is not None:  # another library's arrays
+            return bridged(like, operand, indices, updates, axis)
         operand, indices, updates = np.asarray(operand), np.asarray(indices), np.asarray(updates)
         if (indices.dtype.kind not in "iu" or type(axis) is not int
                 or not 0 <= axis < operand.ndim or operand.dtype != updates.dtype
@@ -106,10 +110,12 @@ def scatter_cost(flops_per_update):
     return cost
 
 
-def scatter_card(name, update, flops_per_update):
+def scatter_card(name, update, flops_per_update, bridged=None):
+    """A scatter primitive updating with the numpy ufunc method ``update``; ``bridged``
+    computes it on another library's arrays (else they are refused by name)."""
     prim = Primitive(name)
     prim.abstract_eval = scatter_abstract_eval(name)
-    prim.impl = scatter_impl(name, prim.abstract_eval, update)
+    prim.impl = scatter_impl(name, prim.abstract_eval, update, bridged)
     prim.batch = scatter_batch(prim)
     prim.cost = scatter_cost(flops_per_update)
     return prim
@@ -117,7 +123,8 @@ def scatter_card(name, update, flops_per_update):
 
 # --- scatter_add ----------------------------------------------------------------
 
-scatter_add_p = scatter_card("scatter_add", np.add.at, 1)
+scatter_add_p = scatter_card("scatter_add", np.add.at, 1,
+                             bridged=lambda like, *operands: like.scatter_add(*operands))
 
 
 def scatter_add_jvp(primals, tangents, *, axis):

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from funcdiff.bridge import NamespaceArray
 from funcdiff.core import Primitive, Zero, get_aval, tangent_aval
 from funcdiff.errors import AxisError, InvalidArgumentError, ShapeError
 from funcdiff.primitives import elementwise, gradient_control, indexing, structural
@@ -30,7 +31,7 @@ sort_p = Primitive("sort", multiple_results=True)
 
 
 def _sort_impl(*operands, dimension, num_keys):
-    operands = [np.asarray(o) for o in operands]
+    operands = [o if type(o) is NamespaceArray else np.asarray(o) for o in operands]
     if not 1 <= num_keys <= len(operands) or any(o.shape != operands[0].shape for o in operands):
         raise ValueError(num_keys)  # checked_impl reports abstract_eval's error
     if len(operands) == 1:  # the stable sort's values, without the permutation
@@ -39,8 +40,9 @@ def _sort_impl(*operands, dimension, num_keys):
         perm = np.argsort(operands[0], axis=dimension, kind="stable")
     else:  # lexsort's *last* key is the most significant one
         perm = np.lexsort(operands[num_keys - 1::-1], axis=dimension)
-    if perm.ndim == 1:
-        return [o[perm] for o in operands]
+    if perm.ndim == 1:  # (another library's permutation takes from arrays of its library)
+        return [o[perm] if type(perm) is np.ndarray else np.take(perm.like(o), perm, axis=0)
+                for o in operands]
     return [np.take_along_axis(o, perm, axis=dimension) for o in operands]
 
 
