@@ -42,6 +42,16 @@ _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
                "logical_and": "all", "logical_or": "any"}
 _ACCUMULATIONS = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
 
+# Functions the standard lacks that a library has under its own name: (library, ufunc
+# name) -> attribute path in the library's top-level module. scipy.special's ufuncs meet
+# torch tensors here, so funcdiff.scipy.special runs on them where torch has the function.
+LIBRARY_FUNCTIONS = {
+    ("torch", name): f"special.{name}" for name in (
+        "erf", "erfc", "erfinv", "erfcx", "gammaln", "digamma", "ndtr", "ndtri", "log_ndtr",
+        "i0", "i0e", "i1", "i1e", "expit", "logit", "xlogy", "xlog1py", "entr", "sinc",
+        "zeta", "polygamma")
+} | {("torch", "psi"): "special.digamma"}  # scipy.special.digamma is the ufunc psi
+
 
 class NamespaceArray:
     """An array of a library numpy does not dispatch to, computed through its namespace."""
@@ -99,7 +109,11 @@ class NamespaceArray:
         if method == "__call__":
             fn = getattr(xp, _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__), None)
             if fn is None:
-                raise self._missing(f"numpy.{ufunc.__name__}")
+                fn = self._library_function(ufunc.__name__)
+            if fn is None:
+                name = ufunc.__name__
+                raise self._missing(f"numpy.{name}" if getattr(np, name, None) is ufunc
+                                    else f"the ufunc {name} (scipy.special's)")
             dtype = kwargs.pop("dtype", None)
             out = fn(*self._operands(inputs), **kwargs)
             return self._wrap(out if dtype is None else xp.astype(out, self.xp_dtype(dtype)))
@@ -202,6 +216,26 @@ class NamespaceArray:
         updates = xp.reshape(updates, shape[:lead] + (k,) + shape[lead + index_ndim:])
         summed = xp.moveaxis(xp.moveaxis(updates, lead, -1) @ one_hot, -1, lead)
         return self._wrap(operand + summed)
+
+    def _library_function(self, name: str):
+        """The library's own function ``name`` where the standard has none, or None."""
+        library = type(self.raw).__module__.partition(".")[0]
+        path = LIBRARY_FUNCTIONS.get((library, name))
+        if path is None:
+            return None
+        fn = sys.modules.get(library)
+        for part in path.split("."):
+            fn = getattr(fn, part, None)
+        return fn
+
+    def call_library(self, name: str, *args: Any) -> "NamespaceArray":
+        """The library's own function ``name`` (LIBRARY_FUNCTIONS) applied to ``args``
+        (this library's arrays unwrapped, other values as they are)."""
+        fn = self._library_function(name)
+        if fn is None:
+            raise self._missing(f"scipy.special.{name}")
+        return self._wrap(fn(*[self._operand(a) if isinstance(a, (NamespaceArray, np.ndarray))
+                               else a for a in args]))
 
     def like(self, x: Any) -> "NamespaceArray":
         """``x`` (a numpy array, or an array of this library) as an array of this library."""

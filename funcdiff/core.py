@@ -643,6 +643,13 @@ def derivative_dropped_error(tracer: Tracer, operation: str) -> TracerConversion
         "convert fd.stop_gradient(x) instead.")
 
 
+def is_array_like(x: Any) -> bool:
+    """Whether a transform takes ``x`` as an array: a tracer, a numpy array or scalar, a
+    Python number, or an array of another supported library."""
+    return (isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
+            or backends.backend_of(x) is not None)
+
+
 def concrete_value(x: Any, operation: str) -> Any:
     """``x`` as a concrete numpy value, unwrapping tracers whose value is known."""
     if isinstance(x, Tracer):

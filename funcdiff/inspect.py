@@ -27,8 +27,8 @@ import numpy as np
 from funcdiff import core, dtypes
 from funcdiff.remat.checkpoint import checkpoint_p, remat_split
 from funcdiff.interpreters.call import transposed_program
-from funcdiff.core import Trace, Tracer, Zero, get_aval, new_main, tangent_aval
-from funcdiff.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p, is_array_like
+from funcdiff.core import Trace, Tracer, Zero, get_aval, is_array_like, new_main, tangent_aval
+from funcdiff.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from funcdiff.errors import InvalidArgumentError
 from funcdiff.interpreters.call import call_p
 from funcdiff.interpreters.jvp import jvp_flat

@@ -20,10 +20,9 @@ import numpy as np
 from funcdiff.bridge import boundary
 from funcdiff import dtypes
 from funcdiff.arguments.flattening import (OutInfo, check_complex_inputs, differentiable_leaves, flat_fun,
-                                 is_array_like, materialize, normalize_argnums, partial_on,
-                                 wraps)
+                                 materialize, normalize_argnums, partial_on, wraps)
 from funcdiff.api import drop_outputs, _jvp, pull_back, reverse_flat, grad
-from funcdiff.core import ShapedArray, get_aval
+from funcdiff.core import ShapedArray, get_aval, is_array_like
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat

@@ -246,3 +246,32 @@ def test_linalg_fft_scatter_and_sort_run_in_the_library(name, library, no_hidden
         g = transform(f)(convert(MATRIX))
         assert is_theirs(g)
         np.testing.assert_allclose(to_numpy(g), want, rtol=1e-10, atol=1e-12)
+
+
+SPECIAL = {  # scipy.special through torch.special where torch has the function
+    "erf": lambda w: fnp.sum(fd.scipy.special.erf(w)),
+    "gammaln": lambda w: fnp.sum(fd.scipy.special.gammaln(w)),
+    "digamma": lambda w: fnp.sum(fd.scipy.special.digamma(w) * w),
+    "polygamma": lambda w: fnp.sum(fd.scipy.special.polygamma(2, w)),
+    "i0e": lambda w: fnp.sum(fd.scipy.special.i0e(w)),
+    "norm.logcdf": lambda w: fnp.sum(fd.scipy.stats.norm.logcdf(w)),
+    "gamma.logpdf": lambda w: fnp.sum(fd.scipy.stats.gamma.logpdf(w, 2.5)),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_special_functions_run_on_torch_through_torch_special(name):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("scipy")
+    w = np.array([0.3, 1.2, 2.5])
+    f = SPECIAL[name]
+    for transform in (fd.grad, lambda f: fd.jit(fd.grad(f))):
+        g = transform(f)(torch.asarray(w))
+        assert isinstance(g, torch.Tensor)  # torch's values: its polygammas agree to ~1e-9
+        np.testing.assert_allclose(g.numpy(), fd.grad(f)(w), rtol=1e-7)
+
+
+def test_a_special_function_the_library_lacks_is_refused_by_name():
+    pytest.importorskip("scipy")
+    with pytest.raises(BackendError, match=r"the ufunc erf \(scipy.special's\).*array_api_strict"):
+        fd.grad(lambda w: fnp.sum(fd.scipy.special.erf(w)))(strict_array(W))

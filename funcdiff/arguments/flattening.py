@@ -18,7 +18,7 @@ import numpy as np
 
 from funcdiff import backends, dtypes
 from funcdiff.bridge import wrap_leaf
-from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, lock_arguments
+from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, is_array_like, lock_arguments
 from funcdiff.errors import (ConcretizationError, DifferentiationError, InvalidArgumentError,
                              TracerConversionError)
 from funcdiff.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -153,11 +153,6 @@ def flat_fun(f: Callable, in_tree: PyTreeDef, out_info: OutInfo, has_aux: bool =
         out_info.tree, out_info.n = out_tree, len(out_leaves)
         return [check_output(o, transform, i) for i, o in enumerate(out_leaves)]
     return f_flat
-
-
-def is_array_like(x: Any) -> bool:
-    return (isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
-            or backends.backend_of(x) is not None)
 
 
 class AuxTree:

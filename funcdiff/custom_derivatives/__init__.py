@@ -42,7 +42,7 @@ function, shared with ``funcdiff.remat.checkpoint``), ``jvp`` (``custom_jvp`` an
 
 # the helpers are imported from here by funcdiff.remat.checkpoint and funcdiff.inspect
 from funcdiff.custom_derivatives.common import (  # noqa: F401
-    HeldFunction, batch_to_front, closure_convert, is_array_like, run_impls, unbatched_aval,
+    HeldFunction, batch_to_front, closure_convert, run_impls, unbatched_aval,
     zeros_for)
 from funcdiff.custom_derivatives.jvp import custom_jvp, custom_jvp_call_p
 from funcdiff.custom_derivatives.lin import custom_lin_p

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import core, dtypes
-from funcdiff.core import ShapedArray, Tracer, Zero, get_aval
+from funcdiff.core import ShapedArray, Tracer, Zero, get_aval, is_array_like
 from funcdiff.errors import (ConcretizationError, InvalidArgumentError,
                              TracerArrayConversionError)
 from funcdiff.interpreters.batching import move_batch_axis
@@ -45,10 +45,6 @@ class HeldFunction:
 
     def __repr__(self) -> str:
         return self.__name__
-
-
-def is_array_like(x: Any) -> bool:
-    return isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in (float, int, bool)
 
 
 def closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:

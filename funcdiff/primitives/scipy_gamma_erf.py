@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from funcdiff.bridge import NamespaceArray
 from funcdiff.passes import traits as passes
 from funcdiff.primitives.cards import make_op
 from funcdiff.primitives.elementwise import const, exp, mul, neg
@@ -34,7 +35,9 @@ digamma_p = scipy_elementwise("scipy_digamma", lambda s, x: s.digamma(x), ("x",)
                               (lambda x, out: polygamma(x, order=1),), flops=40, singular=True)
 digamma = make_op(digamma_p, "Elementwise digamma function (scipy.special.digamma).")
 polygamma_p = scipy_elementwise(
-    "scipy_polygamma", lambda s, x, *, order: s.polygamma(order, x), ("x",),
+    "scipy_polygamma", lambda s, x, *, order: (
+        s.polygamma(order, x) if type(x) is not NamespaceArray  # scipy's converts with asarray
+        else x.call_library("polygamma", order, x)), ("x",),
     (lambda x, out, order: polygamma(x, order=order + 1),),
     check_params=static_order_check("scipy_polygamma", integer=True), flops=200, singular=True)
 polygamma = make_op(polygamma_p, "Elementwise polygamma(order, x), order a static int >= 1 "

@@ -34,9 +34,8 @@ from funcdiff import core
 from funcdiff.arguments.described import DescribedFunction
 from funcdiff.remat.policies import resolve_policy, checkpoint_name, checkpoint_policies
 from funcdiff.remat.split import remat_split
-from funcdiff.core import Primitive, Zero, bind, get_aval, tangent_aval
-from funcdiff.custom_derivatives import (batch_to_front, closure_convert,
-                                         is_array_like, run_impls)
+from funcdiff.core import Primitive, Zero, bind, get_aval, is_array_like, tangent_aval
+from funcdiff.custom_derivatives import batch_to_front, closure_convert, run_impls
 from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.interpreters import programs, tape, tape_control
 from funcdiff.interpreters.call import batched_program, transposed_program
