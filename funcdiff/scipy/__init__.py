@@ -1,7 +1,8 @@
 """funcdiff.scipy: parts of SciPy, differentiable in every mode, built on funcdiff.
 
-``funcdiff.scipy.linalg`` (triangular, Cholesky and LU solvers, ``expm``) and
-``funcdiff.scipy.signal`` (convolutions) are always here; ``special`` and ``stats`` are imported when their modules are
+``funcdiff.scipy.linalg`` (triangular, Cholesky and LU solvers, ``expm``),
+``funcdiff.scipy.signal`` (convolutions) and ``funcdiff.scipy.integrate``
+(``odeint``, ``solve_ivp``) are always here; ``special`` and ``stats`` are imported when their modules are
 installed, so each submodule plugs in on its own. SciPy itself is not needed.
 
 >>> import numpy as np
@@ -13,9 +14,9 @@ array([1., 2.])
 import importlib
 import importlib.util
 
-from funcdiff.scipy import linalg, signal  # noqa: F401
+from funcdiff.scipy import integrate, linalg, signal  # noqa: F401
 
-__all__ = ["linalg", "signal"]
+__all__ = ["integrate", "linalg", "signal"]
 
 for _name in ("special", "stats"):  # stats builds on special, so special comes first
     if importlib.util.find_spec(f"funcdiff.scipy.{_name}") is not None:
