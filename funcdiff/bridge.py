@@ -429,6 +429,14 @@ def _namespace_call(name: str, *, arrays: int = 1):
     return call
 
 
+def _joining(name: str):
+    """numpy's concatenate / stack (the axis positional or keyword) by ``xp.<name>``."""
+    def call(arrays, axis=0, **ignored):
+        like = _first([arrays])
+        return like._wrap(getattr(like.xp, name)([like._operand(a) for a in arrays], axis=axis))
+    return call
+
+
 def _dot(x, y):
     like = _first((x, y))
     a, b = like._operand(x), like._operand(y)
@@ -538,7 +546,7 @@ _FUNCTIONS = {
         a.size if axis is None else a.shape[axis]),
     np.zeros_like: _like("zeros"), np.ones_like: _like("ones"), np.full_like: _like("full"),
     np.empty_like: _like("zeros"), np.transpose: _transpose, np.reshape: _reshape,
-    np.flip: _flip, np.swapaxes: _swapaxes, np.concatenate: _namespace_call("concat"), np.stack: _namespace_call("stack"),
+    np.flip: _flip, np.swapaxes: _swapaxes, np.concatenate: _joining("concat"), np.stack: _joining("stack"),
     np.broadcast_to: _namespace_call("broadcast_to"),
     np.expand_dims: _namespace_call("expand_dims"), np.squeeze: _namespace_call("squeeze"),
     np.moveaxis: _namespace_call("moveaxis"), np.clip: _namespace_call("clip"),

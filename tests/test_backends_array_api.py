@@ -275,3 +275,28 @@ def test_a_special_function_the_library_lacks_is_refused_by_name():
     pytest.importorskip("scipy")
     with pytest.raises(BackendError, match=r"the ufunc erf \(scipy.special's\).*array_api_strict"):
         fd.grad(lambda w: fnp.sum(fd.scipy.special.erf(w)))(strict_array(W))
+
+
+def test_jit_compiles_for_other_libraries_instead_of_interpreting(monkeypatch):
+    """The compiled program for foreign arrays calls each equation's impl, which reaches
+    the arrays' own namespace; the interpreter (the fallback) is not used."""
+    from funcdiff.compiler import compile as compile_module
+
+    def interpreted(*args, **kwargs):
+        raise AssertionError("the program was interpreted")
+    monkeypatch.setattr(compile_module, "eval_jaxpr", interpreted)
+    libraries = dict(LIBRARIES)
+    if importlib.util.find_spec("dask") is not None:
+        import dask.array as da
+        libraries["dask"] = (lambda x: da.from_array(x, chunks=3),
+                             lambda a: type(a).__module__.startswith("dask"))
+    for library, (convert, is_theirs) in libraries.items():
+        for program, (f, params) in PROGRAMS.items():
+            for transform in ("jit_grad", "jit_value_and_grad"):
+                want = TRANSFORMS[transform](f, params, X_NP, Y_NP)
+                out = TRANSFORMS[transform](f, params, convert(X_NP), convert(Y_NP))
+                assert any(is_theirs(x) for x in fd.tree_util.tree_leaves(out)), library
+                fd.tree_util.tree_map(
+                    lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13),
+                    to_numpy(fd.tree_util.tree_map(
+                        lambda a: a.compute() if hasattr(a, "compute") else a, out)), want)

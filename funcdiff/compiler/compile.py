@@ -73,7 +73,8 @@ class CompiledProgram:
     one numexpr expression each.
     """
 
-    __slots__ = ("fn", "source", "scalar_source", "jaxpr", "fused_chains", "__weakref__")
+    __slots__ = ("fn", "source", "scalar_source", "jaxpr", "fused_chains", "portable",
+                 "__weakref__")
 
     def __init__(self, fn: Callable, source: str, jaxpr: ClosedJaxpr,
                  scalar_source: str | None = None, fused_chains: list[str] | None = None):
@@ -82,15 +83,27 @@ class CompiledProgram:
         self.scalar_source = scalar_source
         self.jaxpr = jaxpr
         self.fused_chains = fused_chains or []
+        self.portable = None  # the program for other libraries' arrays, made when first needed
 
     def __call__(self, *args: Any) -> list[Any]:
         for x in args:
             if type(x) is not np.ndarray and backend_of(x) is not None:
-                # a dask (cupy ...) array: the same optimised program, each equation's
-                # impl on that library's arrays (the source is numpy's: out= buffers,
-                # ufunc methods), so a dask graph is built lazily
-                return eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
+                return self._call_portable(args)
         return self.fn(*args)
+
+    def _call_portable(self, args) -> list[Any]:
+        """Another library's arrays (dask, torch, array_api_strict ...): the same program
+        compiled without numpy's buffers, in-place reuse and fusions, so each call goes
+        to the arrays' own protocols and namespace (a dask graph is built lazily). Should
+        a lowering not suit the library, the program is interpreted instead."""
+        if self.portable is None:
+            self.portable = _portable_function(self.jaxpr)
+        if self.portable is not False:
+            try:
+                return self.portable(*args)
+            except Exception:  # noqa: BLE001  interpreted below, which reports a real error
+                self.portable = False
+        return eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
 
 
 def _impl_of(eqn) -> Callable:
@@ -110,8 +123,9 @@ class Emitter:
     """State while generating the numpy version of one program; what a card's
     lowering rule receives (``compiler.lowerings``)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, portable: bool = False):
         self.program = program
+        self.portable = portable  # no buffers or in-place reuse: other libraries' arrays
         self.ns = Namespace()
         self.names: dict[Var, str] = {}
         self.produced: set[Var] = set()   # variables held in locals of the function
@@ -124,7 +138,8 @@ class Emitter:
         """The name of the pool of recycled buffers for results of ``aval``, or
         None when such results are too small to be worth recycling. ``draw``
         counts one more allocation site taking buffers from it."""
-        if aval.ndim == 0 or math.prod(aval.shape) * aval.dtype.itemsize < _REUSE_MIN_BYTES:
+        if (self.portable or aval.ndim == 0
+                or math.prod(aval.shape) * aval.dtype.itemsize < _REUSE_MIN_BYTES):
             return None
         key = (aval.shape, aval.dtype)
         name = self.pools.get(key)
@@ -155,7 +170,8 @@ class Emitter:
     def reusable(self, eqn) -> int | None:
         """Position of an operand whose buffer the result may overwrite, if any."""
         out = eqn.outvars[0].aval
-        if out.ndim == 0 or math.prod(out.shape) * out.dtype.itemsize < _REUSE_MIN_BYTES:
+        if (self.portable or out.ndim == 0
+                or math.prod(out.shape) * out.dtype.itemsize < _REUSE_MIN_BYTES):
             return None
         for k, a in enumerate(eqn.invars):
             a = self.program.resolve(a)
@@ -220,8 +236,8 @@ def _constant_value(em: Emitter, eqn):
     return out
 
 
-def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
-    em = Emitter(program)
+def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tuple[str, dict]:
+    em = Emitter(program, portable)
     jaxpr = program.closed.jaxpr
     params = []
     for i, v in enumerate(jaxpr.invars):
@@ -238,7 +254,7 @@ def _numpy_source(program: Program, fn_name: str) -> tuple[str, dict]:
             em.names[eqn.outvars[0]] = em.ns.add("c", const, share=False)
             continue
         args = [em.ref(a) for a in eqn.invars]
-        rule = eqn.primitive.lowering
+        rule = None if portable else eqn.primitive.lowering  # (lowerings are numpy's)
         if rule is not None:
             lowered = rule(em, eqn, args)
         elif not eqn.primitive.multiple_results:
@@ -303,6 +319,14 @@ def _exec(source: str, namespace: dict, fn_name: str, label: str) -> Callable:
     code = compile(source, f"<funcdiff {label}>", "exec")
     exec(code, namespace)  # the source holds generated identifiers only
     return namespace[fn_name]
+
+
+def _portable_function(closed: ClosedJaxpr) -> Callable:
+    """``closed`` compiled for arrays of other libraries: each equation calls its impl (or
+    its ufunc), which goes to the arrays' own protocols; no lowerings (they are numpy's
+    fast paths), no fusion, no recycled buffers or ``out=``, no writing into operands."""
+    source, namespace = _numpy_source(Program(closed, None), "portable_program", portable=True)
+    return _exec(source, namespace, "portable_program", "portable")
 
 
 def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
