@@ -184,7 +184,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
         neither array larger for "valid".
 
     >>> import numpy as np
-    >>> np.round(fftconvolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])), 12)
+    >>> np.round(fftconvolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])), 12) + 0.0
     array([0. , 1. , 2.5, 4. , 1.5])
     """
     name = "funcdiff.scipy.signal.fftconvolve"
