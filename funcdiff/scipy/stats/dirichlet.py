@@ -32,9 +32,7 @@ SIMPLEX_TOLERANCE = 1e-9  # scipy's: |sum(x) - 1| may not exceed 10e-10
 def _points(name: str, x, alpha):
     """``x`` as (K,) or (K, N) points with all K coordinates, and ``alpha`` (K,)."""
     x_shape, a_shape = _util.shape_of(x), _util.shape_of(alpha)
-    if len(a_shape) != 1 or a_shape[0] < 2:
-        raise ShapeError(f"{name} needs alpha of shape (K,) with K >= 2, got shape {a_shape}")
-    k = a_shape[0]
+    k = _dimension(name, alpha)
     if len(x_shape) not in (1, 2) or x_shape[0] not in (k - 1, k):
         raise ShapeError(
             f"{name}: x of shape {x_shape} does not fit alpha of shape {a_shape}; x needs "
@@ -102,10 +100,16 @@ def pdf(x, alpha):
     return finish(ew.exp(logpdf(x, alpha)))
 
 
-def _concentrations(name: str, alpha):
+def _dimension(name: str, alpha) -> int:
+    """K, the number of concentrations (at least 2)."""
     a_shape = _util.shape_of(alpha)
     if len(a_shape) != 1 or a_shape[0] < 2:
         raise ShapeError(f"{name} needs alpha of shape (K,) with K >= 2, got shape {a_shape}")
+    return a_shape[0]
+
+
+def _concentrations(name: str, alpha):
+    _dimension(name, alpha)
     (alpha,) = _floats(name, alpha, broadcast=False)
     return alpha, fnp.sum(alpha)
 
