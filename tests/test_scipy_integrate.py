@@ -215,9 +215,15 @@ def test_solve_ivp_reports_the_span_by_default_and_counts_evaluations():
     np.testing.assert_allclose(d_k, -2.0 * np.exp(-1.0), rtol=1e-7)
 
 
-def test_solve_ivp_under_jit_reports_status_as_an_array():
-    f = fd.jit(lambda y0: solve_ivp(lambda t, y: -y, (0.0, 1.0), y0).y)
-    np.testing.assert_allclose(f(np.ones(1))[0, -1], np.exp(-1.0), rtol=1e-3)
+def test_solve_ivp_results_come_out_of_jit_and_vmap():
+    def solve(y0):
+        return solve_ivp(lambda t, y: -y, (0.0, 1.0), y0, rtol=1e-9, atol=1e-9)
+    r = fd.jit(solve)(np.ones(1))
+    assert r.success and r.status == 0 and "successfully" in r.message
+    np.testing.assert_allclose(r.y[0, -1], np.exp(-1.0), rtol=1e-8)
+    batched = fd.vmap(solve)(np.array([[1.0], [2.0]]))
+    assert batched.y.shape == (2, 1, 2) and list(batched.status) == [0, 0]
+    assert "known only per run" in batched.message
 
 
 @pytest.mark.parametrize("call,error,words", [

@@ -1,4 +1,4 @@
-"""Dormand–Prince 5(4) with adaptive steps, in funcdiff operations: the integrator of funcdiff.scipy.integrate.
+"""The Dormand–Prince 5(4) integrator of funcdiff.scipy.integrate, in funcdiff operations.
 
 The method of scipy's RK45 and JAX's odeint, on a flat state vector ``y`` with
 ``rhs(y, t) -> dy/dt``; everything is traced, so it runs under jit and vmap

@@ -1,4 +1,4 @@
-"""funcdiff.scipy.integrate: scipy.integrate's ``odeint`` and ``solve_ivp``, differentiable in every mode.
+"""funcdiff.scipy.integrate: scipy.integrate's odeint and solve_ivp, differentiable in every mode.
 
 ``odeint(func, y0, t, *args)`` solves ``dy/dt = func(y, t, *args)`` and returns
 ``y`` at every time in ``t``; ``solve_ivp`` is scipy's other calling convention
@@ -359,31 +359,34 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     return ys
 
 
-class OdeResult:
-    """What ``solve_ivp`` returns, with scipy's fields.
+class OdeResult(NamedTuple):
+    """What ``solve_ivp`` returns, with scipy's fields; a pytree, so jit and vmap
+    return it too.
 
     Attributes:
       t: the output times, shape ``(n_points,)``.
       y: the solution, shape ``(n, n_points)``.
       status: 0 when the end of the interval was reached, -1 when a step failed.
-      success: ``status == 0``.
-      message: what ``status`` means (under ``jit`` only ``status`` is known, when
-        the program runs).
       nfev: evaluations of ``fun`` (6 per step tried, 2 for the first step).
+      success: ``status == 0``.
+      message: what ``status`` means.
     """
 
-    __slots__ = ("t", "y", "status", "success", "message", "nfev")
+    t: Any
+    y: Any
+    status: Any
+    nfev: Any
 
-    def __init__(self, t: Any, y: Any, status: Any, nfev: Any):
-        self.t, self.y = t, y
-        known, count = concrete_or_none(status), concrete_or_none(nfev)
-        self.nfev = nfev if count is None else int(count)
-        if known is None:  # traced (under jit): the numbers come when the program runs
-            self.status, self.success = status, status == 0
-            self.message = "the status is known only when the program runs: see .status"
-        else:
-            self.status, self.success = int(known), int(known) == 0
-            self.message = _MESSAGES[int(known)]
+    @property
+    def success(self) -> Any:
+        return self.status == 0
+
+    @property
+    def message(self) -> str:
+        known = concrete_or_none(self.status)
+        if known is None or np.ndim(known):  # traced, or batched by vmap
+            return "the status is known only per run: see .status (0 success, -1 failure)"
+        return _MESSAGES[int(known)]
 
     def __repr__(self) -> str:
         return "\n".join(f"{name}: {getattr(self, name)!r}" for name in
@@ -451,9 +454,13 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     ys, report = _run("solve_ivp", lambda y, t, *a: fun(t, y, *a), y0, times, tuple(args),
                       rtol, atol, np.inf, max_step)
     status = fnp.where(fnp.all(report.ok()), 0, -1)
+    nfev = 2 + 6 * fnp.sum(report.steps)
     if t_eval is not None:  # t0 was only the start
         ys, times = ys[1:], times[1:]
-    return OdeResult(times, fnp.transpose(ys), status, 2 + 6 * fnp.sum(report.steps))
+    known = [concrete_or_none(x) for x in (status, nfev)]
+    if all(k is not None for k in known):  # scipy's Python numbers when there are values
+        status, nfev = (int(k) for k in known)
+    return OdeResult(times, fnp.transpose(ys), status, nfev)
 
 
 def _check_span(t_span: Any, t_eval: Any) -> None:
