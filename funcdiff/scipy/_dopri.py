@@ -13,6 +13,8 @@ and is differentiable (funcdiff.scipy.integrate gives it an adjoint rule).
   ``integrate`` runs it over each interval of the output times, in a ``lax.scan``.
 - The loop ends early after ``mxstep`` steps or when the step size collapses
   (0 or NaN); the time reached says so to the caller.
+- The error ratio, which chooses the steps, carries no derivative: whatever
+  differentiates the integrator follows the steps it took.
 """
 
 from __future__ import annotations
@@ -136,7 +138,8 @@ def start(rhs: Callable, y0, t0, s: Settings) -> Stepper:
 def step(rhs: Callable, st: Stepper, s: Settings) -> Stepper:
     """One attempted step: taken when its error ratio is at most 1, else retried smaller."""
     y_new, f_new, err, y_mid = _dopri_step(rhs, st.y, st.f, st.t, st.h)
-    ratio = _error_ratio(err, st.y, y_new, s)
+    # the choice of steps has no derivative: a derivative follows the steps taken
+    ratio = lax.stop_gradient(_error_ratio(err, st.y, y_new, s))
     h_next = fnp.minimum(_next_step(st.h, ratio), s.hmax)
     moved = Stepper(y_new, f_new, st.t + st.h, h_next, st.t,
                     _quartic(st.y, y_new, y_mid, st.f, f_new, st.h))
