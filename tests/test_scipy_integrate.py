@@ -171,6 +171,17 @@ def test_shapes_and_dtypes():
     np.testing.assert_allclose(tree[-1], np.exp(-2.0), rtol=1e-7)
 
 
+def test_scipys_zero_and_none_mean_the_defaults():
+    t = np.array([0.0, 1.0])
+    want = odeint(decay, np.ones(2), t, 0.7)
+    np.testing.assert_array_equal(odeint(decay, np.ones(2), t, 0.7, rtol=None, atol=None,
+                                         mxstep=0, hmax=0.0), want)
+    capped = odeint(decay, np.ones(2), t, 0.7, hmax=0.01, mxstep=200)
+    np.testing.assert_allclose(capped, want, rtol=1e-7)
+    with pytest.raises(IntegrationError, match="mxstep=50"):   # 100 steps of 0.01 needed
+        odeint(decay, np.ones(2), t, 0.7, hmax=0.01, mxstep=50)
+
+
 STIFF = (lambda y, t: fnp.stack([y[1], -1e4 * y[0]]), np.array([1.0, 0.0]),
          np.array([0.0, 0.31, 1.0]))
 

@@ -277,20 +277,24 @@ def _run(name: str, func: Callable, y0, t, args: tuple, rtol, atol, mxstep, hmax
         func = lambda y, s, *a: -forward(y, -s, *a)  # noqa: E731
     rhs, operands = _converted(name, func, y0, t[0], args)
     floating = tuple(dtypes.is_inexact(get_aval(fnp.asarray(o)).dtype) for o in operands)
-    settings = Settings(float(rtol), float(atol), float(mxstep), float(hmax))
+    settings = Settings(1.4e-8 if rtol is None else float(rtol),
+                        1.4e-8 if atol is None else float(atol),
+                        float(mxstep) or np.inf, float(hmax) or np.inf)  # 0: scipy's "no limit"
     problem = _Problem(rhs, floating, settings, int(np.prod(get_aval(y0).shape)))
     ys, reached, steps = _solve_core(problem, fnp.ravel(y0), t, *operands)
     ys = fnp.reshape(ys, get_aval(t).shape + get_aval(y0).shape)
-    return ys, _Report(t, reached, steps, direction)
+    return ys, _Report(t, reached, steps, direction, settings.mxstep)
 
 
 class _Report(NamedTuple):
     """How each interval between output times went: the solver's (increasing)
-    times, the time its steps reached, how many it took; the sign of time."""
+    times, the time its steps reached, how many it took; the sign of time and
+    the step limit."""
     t: Any
     reached: Any
     steps: Any
     direction: int
+    mxstep: float
 
     def ok(self) -> Any:
         return self.reached >= self.t[1:]
@@ -303,13 +307,13 @@ class _Report(NamedTuple):
         missed = np.flatnonzero(~np.asarray(ok))
         return int(missed[0]) if missed.size else None
 
-    def failure(self, name: str, i: int, mxstep: float) -> str:
+    def failure(self, name: str, i: int) -> str:
         t, reached = (self.direction * np.asarray(concrete_or_none(x))
                       for x in (self.t, self.reached))
         steps = int(np.asarray(concrete_or_none(self.steps))[i])
-        if steps >= mxstep:
+        if steps >= self.mxstep:
             return (f"{name}: {steps} steps from t={t[i]:.6g} reached t={reached[i]:.6g}, "
-                    f"short of the output time t={t[i + 1]:.6g} (mxstep={int(mxstep)}); raise "
+                    f"short of the output time t={t[i + 1]:.6g} (mxstep={int(self.mxstep)}); raise "
                     "mxstep or loosen rtol/atol.")
         return (f"{name}: the step size collapsed at t={reached[i]:.6g}, after {steps} steps "
                 f"from t={t[i]:.6g} towards the output time t={t[i + 1]:.6g}: func is not "
@@ -332,9 +336,11 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
       t: 1-d array of output times, ``t[0]`` the start: increasing, or
         decreasing to integrate backwards (concrete times only).
       *args: arrays (or pytrees of arrays) passed to ``func``.
-      rtol, atol: relative and absolute tolerance of each step's error.
-      mxstep: the most steps between two output times (default: no limit).
-      hmax: the largest step.
+      rtol, atol: relative and absolute tolerance of each step's error
+        (None: the default, as scipy's).
+      mxstep: the most steps between two output times (default, or 0 as in
+        scipy: no limit).
+      hmax: the largest step (default, or 0 as in scipy: no limit).
 
     Returns:
       ``y`` at every time of ``t``: shape ``(len(t),) + y0.shape``.
@@ -355,7 +361,7 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     ys, report = _run("odeint", func, y0, t, args, rtol, atol, mxstep, hmax)
     i = report.first_unreached()
     if i is not None:
-        raise IntegrationError(report.failure("odeint", i, mxstep))
+        raise IntegrationError(report.failure("odeint", i))
     return ys
 
 
