@@ -51,7 +51,7 @@ def adjoint_loss(y0, w, b, t):
 
 def through_steps_loss(y0, w, b, t):
     settings = _dopri.Settings(TOL, TOL, np.inf, np.inf)
-    ys, _, _ = _dopri.integrate(lambda y, s: field(y, s, w, b), y0, t, settings)
+    ys, _, _ = _dopri.solve(lambda y, s: field(y, s, w, b), y0, t, settings)
     return fnp.sum(ys ** 2)
 
 
@@ -81,7 +81,7 @@ def peak_bytes(fn) -> int:
 
 def steps_taken(y0, w, b, t) -> int:
     settings = _dopri.Settings(TOL, TOL, np.inf, np.inf)
-    _, _, steps = _dopri.integrate(lambda y, s: field(y, s, w, b), y0, t, settings)
+    _, _, steps = _dopri.solve(lambda y, s: field(y, s, w, b), y0, t, settings)
     return int(np.sum(steps))
 
 

@@ -10,7 +10,7 @@ and is differentiable (funcdiff.scipy.integrate gives it an adjoint rule).
   next step size either way.
 - ``advance`` steps, in a ``lax.while_loop``, until the time passes a target,
   and reads y there from the step's quartic dense output (``value_at``);
-  ``integrate`` runs it over each interval of the output times, in a ``lax.scan``.
+  ``solve`` runs it over each interval of the output times, in a ``lax.scan``.
 - The loop ends early after ``mxstep`` steps or when the step size collapses
   (0 or NaN); the time reached says so to the caller.
 - The error ratio, which chooses the steps, carries no derivative: whatever
@@ -176,7 +176,7 @@ def advance(rhs: Callable, state: Stepper, target, s: Settings) -> tuple:
     return state, value_at(state, target), steps
 
 
-def integrate(rhs: Callable, y0, ts, s: Settings) -> tuple:
+def solve(rhs: Callable, y0, ts, s: Settings) -> tuple:
     """y at every time of ``ts`` from ``y0`` at ``ts[0]``, the time each interval's
     steps reached, and how many steps each took."""
     def interval(state, target):

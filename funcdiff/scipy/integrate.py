@@ -20,7 +20,8 @@ on the same solver.
   the cotangent: so when the cotangent is traced by anything but the innermost
   ``jit``, the pass is linearized at a probe cotangent (all ones), whose run
   chooses the steps, and its transpose carries the tangents forward through
-  them. A concrete cotangent steers its own steps, as in JAX.
+  them (recording those steps: forward mode costs a few reverse passes). A
+  concrete cotangent steers its own steps, as in JAX.
 - Values that ``func`` closes over are differentiated too: they become
   arguments of the rule (closure conversion), as in JAX.
 - Too many steps (``mxstep``) between two output times raise
@@ -46,7 +47,7 @@ from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 from funcdiff.ir import eval_jaxpr
 import funcdiff.numpy as fnp
-from funcdiff.scipy._dopri import Settings, Stepper, can_step, integrate, start, step, value_at
+from funcdiff.scipy._dopri import Settings, Stepper, can_step, solve, start, step, value_at
 from funcdiff.tree_util import tree_flatten, tree_unflatten
 
 
@@ -75,8 +76,8 @@ class _Problem:
 
 
 def _solve(problem: _Problem, y0, t, *operands) -> tuple:
-    ys, reached, steps = integrate(lambda y, s: problem.rhs(y, s, operands), y0, t,
-                                    problem.settings)
+    ys, reached, steps = solve(lambda y, s: problem.rhs(y, s, operands), y0, t,
+                               problem.settings)
     missed = fnp.cumsum(fnp.where(reached >= t[1:], 0, 1)) > 0  # this interval or an earlier
     unreached = fnp.concatenate([fnp.zeros(1, bool), missed])[:, None]
     ys = ys * fnp.where(unreached, np.nan, 1.0).astype(get_aval(ys).dtype)
