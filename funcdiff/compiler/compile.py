@@ -86,8 +86,8 @@ class CompiledProgram:
         self.portable = None  # the program for other libraries' arrays, made when first needed
 
     def __call__(self, *args: Any) -> list[Any]:
-        for x in args:
-            if type(x) is not np.ndarray and backend_of(x) is not None:
+        for x in args:  # (a loop body's program is called once per iteration: cheap tests)
+            if type(x) not in _NUMPY_TYPES and backend_of(x) is not None:
                 return self._call_portable(args)
         return self.fn(*args)
 
@@ -104,6 +104,16 @@ class CompiledProgram:
             except Exception:  # noqa: BLE001  interpreted below, which reports a real error
                 self.portable = False
         return eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
+
+
+# numpy arrays and scalars and Python numbers: the values the numpy program takes as is
+_NUMPY_TYPES = frozenset({np.ndarray, float, int, bool, complex}
+                         | set(np.sctypeDict.values()))
+
+
+def numpy_values(values) -> bool:
+    """Whether every one of ``values`` is a numpy array or scalar or a Python number."""
+    return all(type(x) in _NUMPY_TYPES for x in values)
 
 
 def _impl_of(eqn) -> Callable:

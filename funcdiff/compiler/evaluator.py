@@ -17,9 +17,10 @@
 from __future__ import annotations
 
 import weakref
+from typing import Any, Sequence
 
 from funcdiff import core
-from funcdiff.compiler.compile import CompiledProgram, compile_jaxpr
+from funcdiff.compiler.compile import CompiledProgram, compile_jaxpr, numpy_values
 from funcdiff.interpreters.call import call_p
 from funcdiff.ir import ClosedJaxpr, run_impls
 from funcdiff.passes.pipeline import optimize
@@ -49,13 +50,15 @@ COMPILE_AFTER = 256
 _seen: "weakref.WeakKeyDictionary[ClosedJaxpr, bool]" = weakref.WeakKeyDictionary()
 
 
-def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
+def runner(jaxpr: ClosedJaxpr, name: str, runs: int, values: Sequence[Any] = ()):
     """A function evaluating ``jaxpr`` with numpy, to be called about ``runs``
     times now (a loop body's trip count): the compiled program when there is
     one, or when the runs times the equations reach ``COMPILE_AFTER``, or when
     ``jaxpr`` was seen before (a loop inside a jitted function runs the same
     body program on every call); else an interpreter of its equations' impls,
-    which costs nothing up front.
+    which costs nothing up front. When the loop's ``values`` are all numpy's, the
+    compiled program's function itself, without its per-call test for other
+    libraries' arrays.
 
     >>> import numpy as np
     >>> from funcdiff.interpreters.staging import trace_to_jaxpr
@@ -67,10 +70,10 @@ def runner(jaxpr: ClosedJaxpr, name: str, runs: int):
     if core.float_checks:
         return jaxpr
     prog = _compiled.get(jaxpr)
+    if prog is None and (runs * len(jaxpr.jaxpr.eqns) >= COMPILE_AFTER or jaxpr in _seen):
+        prog = compiled(jaxpr, name)
     if prog is not None:
-        return prog
-    if runs * len(jaxpr.jaxpr.eqns) >= COMPILE_AFTER or jaxpr in _seen:
-        return compiled(jaxpr, name)
+        return prog.fn if numpy_values(values) else prog
     _seen[jaxpr] = True
     return lambda *args: run_impls(jaxpr, args)
 

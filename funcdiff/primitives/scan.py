@@ -37,7 +37,7 @@ scan_p = Primitive("scan", multiple_results=True)
 
 def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     consts, carry, xs = groups(args, num_consts, num_carry)
-    body = runner(jaxpr, "scan_body", length)
+    body = runner(jaxpr, "scan_body", length, args)
     ys = [np.empty((length,) + a.shape, a.dtype) for a in jaxpr.out_avals[num_carry:]]
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         outs = body(*consts, *carry, *[x[i] for x in xs])

@@ -41,7 +41,8 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cconsts, bconsts, carry = groups(args, cond_nconsts, body_nconsts)
     # The trip count is unknown: the programs start interpreted (runner) and are
     # compiled once the loop has run long enough for that to pay.
-    cond_fn, body_fn = runner(cond_jaxpr, "while_cond", 1), runner(body_jaxpr, "while_body", 1)
+    cond_fn = runner(cond_jaxpr, "while_cond", 1, args)
+    body_fn = runner(body_jaxpr, "while_body", 1, args)
     compile_at = COMPILE_AFTER // max(1, len(cond_jaxpr.jaxpr.eqns) + len(body_jaxpr.jaxpr.eqns))
     steps = 0
     while cond_fn(*cconsts, *carry)[0]:
