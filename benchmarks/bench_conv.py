@@ -32,13 +32,12 @@ if __name__ == "__main__":  # before numpy loads BLAS; imported, this module cha
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import sys  # noqa: E402
-import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
 from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import RESULTS_DIR, best_time, write_results  # noqa: E402
+from common import RESULTS_DIR, best_time, peak_bytes, write_results  # noqa: E402
 
 import funcdiff as fd  # noqa: E402
 
@@ -147,16 +146,6 @@ def load_example():
 
 
 # --- measurement -------------------------------------------------------------------
-
-
-def peak_bytes(fn) -> int:
-    fn()  # warm (jit traces, caches)
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def compare_pair(name, funcdiff_fn, numpy_fn, rounds: int) -> dict:

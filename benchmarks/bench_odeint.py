@@ -23,15 +23,13 @@ Run: ``python benchmarks/bench_odeint.py [--quick]``; writes
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import tracemalloc
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import best_time, table, write_results  # noqa: E402
+from common import best_time, peak_bytes, quick_main, table  # noqa: E402
 
 import funcdiff as fd  # noqa: E402
 import funcdiff.numpy as fnp  # noqa: E402
@@ -68,15 +66,6 @@ def rk4_loss(y0, w, b, t, per_interval):
         return y, y
     _, ys = fd.lax.scan(interval, y0, fnp.diff(t))
     return fnp.sum(y0 ** 2) + fnp.sum(ys ** 2)
-
-
-def peak_bytes(fn) -> int:
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def steps_taken(y0, w, b, t) -> int:
@@ -120,7 +109,7 @@ def run(quick: bool = False) -> dict:
             row[f"{name}_rel_diff"] = max(float(np.max(np.abs(g - e)) / np.max(np.abs(e)))
                                           for g, e in zip(got, want))
             row[f"{name}_s"] = best_time(lambda: grad(y0, w, b, t), repeat=3, min_time=0.01)
-            row[f"{name}_peak_mb"] = peak_bytes(lambda: grad(y0, w, b, t)) / 1e6
+            row[f"{name}_peak_mb"] = peak_bytes(lambda: grad(y0, w, b, t), warm=False) / 1e6
         assert row["through_steps_rel_diff"] < 1e-4 and row["rk4_scan_rel_diff"] < 1e-3, row
         rows.append(row)
     header = ["T", "dopri_steps", "rk4_steps"] + [f"{m}_{k}" for m in grads
@@ -140,13 +129,7 @@ def summary(result: dict) -> list[tuple[str, str, str]]:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one small size (smoke test)")
-    args = parser.parse_args(argv)
-    result = run(quick=args.quick)
-    if not args.quick:
-        print("wrote", write_results("odeint", result))
-    return result
+    return quick_main("odeint", run, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Run: ``python benchmarks/bench_scipy.py [--quick]``; writes
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -30,7 +29,7 @@ except ImportError:
     autograd = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import best_time, table, write_results  # noqa: E402
+from common import best_time, quick_main, table  # noqa: E402
 
 import funcdiff as fd  # noqa: E402
 import funcdiff.numpy as fnp  # noqa: E402
@@ -85,13 +84,7 @@ def run(quick: bool = False) -> dict:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one small size (smoke test)")
-    args = parser.parse_args(argv)
-    result = run(quick=args.quick)
-    if not args.quick:
-        print("wrote", write_results("scipy", result))
-    return result
+    return quick_main("scipy", run, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

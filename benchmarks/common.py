@@ -7,10 +7,12 @@ Benchmarks are run by hand (``python benchmarks/run.py``); no test times them.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
 import time
+import tracemalloc
 from typing import Any, Callable
 
 import numpy as np
@@ -37,6 +39,31 @@ def best_time(fn: Callable[[], Any], *, repeat: int = 5, min_time: float = 0.05)
             fn()
         samples.append((time.perf_counter() - t0) / number)
     return min(samples)
+
+
+def peak_bytes(fn: Callable[[], Any], warm: bool = True) -> int:
+    """Peak bytes Python allocates (tracemalloc) during one call of ``fn``, after a
+    warm-up call (jit traces, caches) unless ``warm`` is False."""
+    if warm:
+        fn()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def quick_main(name: str, run: Callable[..., dict], description: str, argv=None) -> dict:
+    """The ``main`` of a benchmark with one ``--quick`` switch: runs ``run(quick=...)``
+    and, at full size, writes ``results/<name>.json``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="one small size (smoke test)")
+    args = parser.parse_args(argv)
+    result = run(quick=args.quick)
+    if not args.quick:
+        print("wrote", write_results(name, result))
+    return result
 
 
 def machine() -> dict:
