@@ -262,3 +262,15 @@ def test_errors_say_what_to_do(call, error, words):
 def test_public_names():
     assert set(integrate.__all__) == {"odeint", "solve_ivp", "OdeResult", "IntegrationError"}
     assert "integrate" in dir(__import__("funcdiff.scipy", fromlist=["integrate"]))
+
+
+def test_an_adjoint_pass_short_of_the_start_raises_instead_of_nan_cotangents(monkeypatch):
+    from funcdiff.scipy import integrate
+    real = integrate._sweep
+
+    def short(flow, probe, g):  # the backward pass as if it ran out of steps
+        done, bars = real(flow, probe, g)
+        return done & False, bars
+    monkeypatch.setattr(integrate, "_sweep", short)
+    with pytest.raises(IntegrationError, match="adjoint \\(backward\\) pass did not get back"):
+        fd.grad(lambda y0: odeint(decay, y0, np.array([0.0, 1.0]), 0.7).sum())(np.ones(2))

@@ -184,6 +184,11 @@ def _solve_bwd(problem: _Problem, res: tuple, cts: tuple) -> tuple:
     probe = np.ones(get_aval(g).shape, get_aval(g).dtype)
     done, (y0_bar, t_bar, p_bar) = _sweep(
         lambda g: _backward_flow(problem, ys, t, operands, g), probe, g)
+    if concrete_or_none(done) is not None and not bool(np.all(concrete_or_none(done))):
+        raise IntegrationError(
+            f"odeint: the adjoint (backward) pass did not get back to t={t[0]} within "
+            f"mxstep={problem.settings.mxstep} steps per interval; raise mxstep or loosen "
+            "rtol/atol (the cotangents would be NaN).")
     failed = fnp.where(done, 1.0, np.nan)  # a factor, so that bwd stays linear
     y0_bar, t_bar, p_bar = (x * failed for x in (y0_bar, t_bar, p_bar))
     out, offset = [], 0
@@ -348,9 +353,10 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
 
     Raises:
       IntegrationError: an output time was not reached (more than ``mxstep``
-        steps, or the step size collapsed), when the values are concrete.
-        Under ``jit`` and ``vmap`` the outputs from that time on are NaN, and
-        so are the cotangents when the backward pass fails the same way.
+        steps, or the step size collapsed), when the values are concrete; so
+        does a backward (adjoint) pass that falls short of ``t[0]``. Under
+        ``jit`` and ``vmap`` the outputs from that time on are NaN, and so are
+        the cotangents when the backward pass fails the same way.
       ShapeError: ``func`` returned a value not shaped like ``y``.
 
     >>> import numpy as np
