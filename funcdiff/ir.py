@@ -162,6 +162,22 @@ source_stack: list[str] = []
 _recorded = [False]
 
 
+def enter_source(line: str, check: bool) -> None:
+    """Make ``line`` the current source while its equation runs (and, with ``check``,
+    the line a floating-point check names, as the forward ``operation`` of a
+    DerivativeSource, or a plain replayed line)."""
+    source_stack.append(line)
+    if check:
+        core.float_context.append(core.FloatContext(getattr(line, "operation", None), line))
+
+
+def leave_source(check: bool) -> None:
+    """Undo ``enter_source``."""
+    source_stack.pop()
+    if check:
+        core.float_context.pop()
+
+
 def record_source(eqn: Eqn, line: str) -> None:
     """Note ``line`` as the user source line of ``eqn``."""
     eqn.source = line
@@ -230,17 +246,12 @@ def _eval_with_sources(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any])
     for eqn in jaxpr.eqns:
         line = eqn.source
         if line is not None:
-            source_stack.append(line)
-            if check:
-                core.float_context.append(core.FloatContext(getattr(line, "operation", None),
-                                                            line))
+            enter_source(line, check)
         try:
             outs = bind(eqn.primitive, *[read(a) for a in eqn.invars], **eqn.params)
         finally:
             if line is not None:
-                source_stack.pop()
-                if check:
-                    core.float_context.pop()
+                leave_source(check)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, outs))
         else:

@@ -15,9 +15,9 @@ Source lines: a builder with ``sources`` notes on each equation
 program is replayed, else the innermost frame outside funcdiff).
 ``trace_to_jaxpr`` records them while ``fd.config``'s debug_nans or
 debug_infs is on (a loop or branch body traced then can name its own lines
-when it produces a NaN) or when asked, and registers them in
-``ir.eval_jaxpr`` replays them. With the
-checks off, nothing is recorded and staging costs what it did.
+when it produces a NaN) or when asked (``sources=True``); ``ir.eval_jaxpr``
+replays them. With the checks off, nothing is recorded and staging costs what
+it did.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from funcdiff import core, roles
 from funcdiff.core import ShapedArray, Zero, bind
 from funcdiff.errors import NonlinearTransposeError
-from funcdiff.ir import Jaxpr, Literal, Var, source_stack
+from funcdiff.ir import Jaxpr, Literal, Var, enter_source, leave_source
 
 
 # Accumulating cotangents is the one operation the backward pass emits by itself;
@@ -108,14 +108,12 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear_args: Sequence[Any
                 "rule: it is not linear in its tangent inputs")
         line = eqn.source if check else None
         if line is not None:  # staged transposed equations, and checks now, name the operation
-            source_stack.append(line)
-            core.float_context.append(core.FloatContext(getattr(line, "operation", None), line))
+            enter_source(line, True)
         try:
             cts_in = rule(cts, *[read(a) for a in eqn.invars], **eqn.params)
         finally:
             if line is not None:
-                source_stack.pop()
-                core.float_context.pop()
+                leave_source(True)
         for atom, ct in zip(eqn.invars, cts_in):
             write_ct(atom, ct)
 
