@@ -24,6 +24,7 @@ from funcdiff.arguments.flattening import (OutInfo, check_complex_inputs, differ
 from funcdiff.api import drop_outputs, _jvp, pull_back, reverse_flat, grad
 from funcdiff.core import ShapedArray, get_aval, is_array_like
 from funcdiff.errors import DifferentiationError, InvalidArgumentError
+from funcdiff.interpreters import tape
 from funcdiff.interpreters.batching import StdBasis, vmap_flat
 from funcdiff.interpreters.jvp import jvp_flat
 from funcdiff.interpreters.staging import trace_to_jaxpr
@@ -391,7 +392,17 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
             "hvp expects primals and tangents as tuples or lists of arguments, e.g. "
             f"fd.hvp(f, (x,), (v,)); got {type(primals).__name__}.")
     argnums = tuple(range(len(primals)))
-    out = _jvp(grad(f, argnums=argnums), tuple(primals), tangents, False, "hvp")[1]
+    if tape.usable():
+        # Eager, with no transform active: the gradient of the directional derivative
+        # (reverse over forward), which runs on the tape; for an f whose second
+        # derivatives are continuous the Hessian is symmetric and this is the same
+        # product. Under a transform the tape is unavailable, and forward over
+        # reverse needs no staging of the forward pass.
+        def directional(*xs):
+            return _jvp(f, xs, tangents, False, "hvp")[1]
+        out = grad(directional, argnums=argnums)(*primals)
+    else:
+        out = _jvp(grad(f, argnums=argnums), tuple(primals), tangents, False, "hvp")[1]
     return out[0] if len(primals) == 1 else out
 
 
