@@ -88,8 +88,8 @@ _static_plan = functools.lru_cache(maxsize=1024)(_make_plan)  # bounded: shapes 
 
 
 def finish(out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    if keepdims and axes:
-        return structural.expand_dims(out, dimensions=axes)
+    if keepdims and axes:  # axes are sorted and distinct: the new axes' output positions
+        return structural.expand_dims_p.bind(out, dimensions=axes)
     if type(out) is np.ndarray and out.ndim == 0:
         return out[()]  # numpy returns scalars from full reductions
     return out

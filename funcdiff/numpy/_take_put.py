@@ -11,6 +11,7 @@ array at positions built from numpy strides. The indices of triangles
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -123,8 +124,38 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
     >>> fnp.take_along_axis(np.array([[10, 30, 20]]), np.array([[0, 2, 1]]), axis=1)
     array([[10, 20, 30]])
     """
+    if (type(indices) is np.ndarray and indices.dtype == INDEX_DTYPE and type(axis) is int
+            and (type(arr) is np.ndarray and arr.dtype.kind in "biuf" or isinstance(arr, Tracer))):
+        # the common case (labels picking log-probabilities): concrete int64 indices in
+        # range, planned once per shapes
+        plan = _along_plan(arr.shape, indices.shape, axis)
+        if plan is not None and _within(indices, arr.shape[plan[0]]):
+            _, stride, offsets = plan
+            flat = indices * stride + offsets if stride != 1 else indices + offsets
+            return indexing.gather(structural.reshape(arr, new_sizes=(math.prod(arr.shape),)),
+                                   flat, axis=0)
     arr, flat, _ = _along_axis("take_along_axis", arr, indices, axis)
     return indexing.gather(ravel(arr), flat, axis=0)
+
+
+@functools.lru_cache(maxsize=256)
+def _along_plan(shape: tuple, ishape: tuple, axis: int) -> tuple | None:
+    """``(axis, stride, offsets)`` of along-axis indexing of an array of ``shape`` by
+    indices of ``ishape``: the flat positions are ``indices * stride + offsets``.
+    None when the shapes need the general path (broadcast indices, errors)."""
+    if len(shape) != len(ishape) or not -len(shape) <= axis < len(shape):
+        return None
+    axis %= len(shape)
+    if any(n != m for k, (n, m) in enumerate(zip(shape, ishape)) if k != axis):
+        return None
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    offsets = np.zeros(ishape, INDEX_DTYPE)
+    for k in range(len(shape)):
+        if k != axis and ishape[k] > 1:
+            offsets = offsets + (np.arange(ishape[k]) * strides[k]).reshape(
+                (1,) * k + (ishape[k],) + (1,) * (len(shape) - k - 1))
+    offsets.flags.writeable = False
+    return axis, strides[axis], offsets
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:

@@ -108,8 +108,18 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     for src, dst in enumerate(broadcast_dimensions):
         expanded[dst] = x.shape[src]
     x = x.reshape(expanded)
-    # np.broadcast_to (a read-only view) costs microseconds: only when a size changes
-    return x if x.shape == shape else np.broadcast_to(x, shape)
+    if x.shape == shape:
+        return x
+    if type(x) is np.ndarray and math.prod(shape) <= _SMALL_BROADCAST:
+        # np.broadcast_to (a read-only view) costs microseconds; filling a small new
+        # array costs less than one
+        out = np.empty(shape, x.dtype)
+        out[...] = x
+        return out
+    return np.broadcast_to(x, shape)
+
+
+_SMALL_BROADCAST = 4096  # elements: below this, broadcast_in_dim copies rather than views
 
 
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
