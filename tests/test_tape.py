@@ -15,7 +15,7 @@ import funcdiff.numpy as fnp
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters import tape, tape_function
 from funcdiff.interpreters.tape_nodes import (FactorNode, MultiOutputNode, ProductNode,
-                                          PullbackNode)
+                                          PullbackNode, SumNode)
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import elementwise as E
 
@@ -431,3 +431,61 @@ def test_module_doctests():
     for module in (tape, tape_batched):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
+
+
+def _recorded_kinds(fun, *args):
+    """The node classes the tape records for ``fun(*args)``."""
+    _, fn = tape_function.tape_vjp_flat(lambda *a: [fun(*a)], list(args))
+    return [type(n) for n in fn.nodes]
+
+
+@pytest.mark.parametrize("fun", [
+    lambda h, b: h + b,                       # a bias: b broadcast over the rows
+    lambda h, b: h - b,
+    lambda h, b: b - h,
+    lambda h, b: h[:, :1] + b,                # both operands broadcast
+    lambda h, b: (h + b) - (h + b),           # one value on both sides
+    lambda h, b: fnp.sum(h * 2.0 + b[None, :]) + h,
+], ids=["bias", "minus bias", "bias minus", "both broadcast", "same value", "chain"])
+def test_sums_and_differences_record_sum_nodes_that_match_linearize(fun):
+    rng = np.random.default_rng(3)
+    h, b = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    assert SumNode in _recorded_kinds(fun, h, b)
+    out = fun(h, b)
+    ct = rng.standard_normal(np.shape(out))
+    assert_trees_close(*both_routes(fun, h, b, ct=ct))
+    # jacrev pulls a batch of cotangents back through the same nodes
+    np.testing.assert_allclose(fd.jacrev(fun, argnums=1)(h, b),
+                               fd.jacfwd(fun, argnums=1)(h, b), rtol=1e-12, atol=1e-12)
+
+
+def test_singular_factors_are_plain_only_where_finite():
+    """sqrt, log and division record a factor node where their derivative is finite;
+    where it is infinite the general rule keeps a zero cotangent exactly zero."""
+    x = np.array([1.0, 4.0])
+    assert _recorded_kinds(fnp.sqrt, x) == [FactorNode]
+    assert _recorded_kinds(lambda x: x / 4.0, x) == [FactorNode]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_zero = np.array([0.0, 4.0])
+        assert _recorded_kinds(fnp.sqrt, at_zero) == [PullbackNode]
+        guarded = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0))  # noqa: E731
+        np.testing.assert_array_equal(fd.grad(guarded)(at_zero), [0.0, 0.25])
+        ratio = lambda y: fnp.sum(fnp.where(y != 0, 2.0 / y, 0.0))  # noqa: E731
+        np.testing.assert_array_equal(fd.grad(ratio)(at_zero), [0.0, -0.125])
+    np.testing.assert_allclose(fd.grad(lambda x: fnp.sum(fnp.log(x) / 3.0))(x), 1 / (3 * x))
+
+
+def test_eager_hvp_runs_on_the_tape_and_agrees_with_forward_over_reverse():
+    def f(w):
+        return fnp.sum(fnp.tanh(w[:2] * w[1:]) ** 2) + fnp.max(w) * fnp.sum(fnp.exp(w))
+
+    w, v = np.array([0.3, -1.2, 0.7]), np.array([1.0, 0.5, -2.0])
+    eager = fd.hvp(f, (w,), (v,))
+    with tape.disabled():
+        staged = fd.hvp(f, (w,), (v,))
+    forward_over_reverse = fd.jvp(fd.grad(f), (w,), (v,))[1]
+    np.testing.assert_allclose(eager, forward_over_reverse, rtol=1e-12)
+    np.testing.assert_allclose(staged, forward_over_reverse, rtol=1e-12)
+    np.testing.assert_allclose(fd.jit(lambda w, v: fd.hvp(f, (w,), (v,)))(w, v), eager,
+                               rtol=1e-12)
+    np.testing.assert_allclose(eager, fd.hessian(f)(w) @ v, rtol=1e-12)

@@ -60,7 +60,8 @@ from funcdiff.ir import current_source
 from funcdiff.roles import MUL
 from funcdiff.interpreters.tape_control import run_on_tape
 from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
-                                              OutputFactor, ProductNode, PullbackNode)
+                                              OutputFactor, ProductNode, PullbackNode, SumNode,
+                                              SumRule, broadcast_axes)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 
@@ -174,6 +175,8 @@ class TapeTrace(Trace):
                         i, slot, shape = 1, slot_b, shape_b
                 elif slot_a and slot_a == slot_b:  # x * x: both partials
                     i, slot, shape = None, slot_a, shape_a
+                elif slot_a and slot_b and type(primitive.vjp) is SumRule:
+                    return self._sum(primitive, args, params, None)  # x + y: both on the tape
                 primals = (a, b)
             if slot:
                 out = primitive.impl(*primals, **params)
@@ -184,7 +187,9 @@ class TapeTrace(Trace):
                 if aval.dtype.kind not in "fc":
                     return TapeTracer(self, out, 0, aval)
                 if shape is not None and shape != aval.shape:
-                    # a broadcast operand: its cotangent is summed down by the general path
+                    # a broadcast operand: its cotangent is summed down to its shape
+                    if type(primitive.vjp) is SumRule:
+                        return self._sum(primitive, args, params, out)
                     return self._process(primitive, args, params, out)
                 if i is None:
                     d = _both_factors(factor, out, primals, params)
@@ -223,6 +228,32 @@ class TapeTrace(Trace):
                 x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None))
             return TapeTracer(self, out, slot, aval)
         return self._process(primitive, args, params, out)
+
+    def _sum(self, primitive, args, params, out):
+        """A sum or difference (its card declares ``SumRule``) with numpy broadcasting
+        or both operands on the tape: a ``SumNode`` (``out`` as for ``_process``)."""
+        x, y = args
+        x_slot = y_slot = 0
+        x_value, y_value = x, y
+        if type(x) is TapeTracer and x._trace is self:
+            x_slot, x_value = x.slot, x.primal
+        if type(y) is TapeTracer and y._trace is self:
+            y_slot, y_value = y.slot, y.primal
+        if (not x_slot and isinstance(x_value, Tracer)) or (
+                not y_slot and isinstance(y_value, Tracer)):
+            return self._process(primitive, args, params, out)  # raises: escaped
+        if out is None:
+            out = primitive.impl(x_value, y_value, **params)
+        aval = get_aval(out)
+        if aval.dtype.kind not in "fc":
+            return TapeTracer(self, out, 0, aval)
+        shape = aval.shape
+        slot = self.next_slot
+        self.next_slot = slot + 1
+        self.nodes.append(SumNode(
+            slot, [x_slot, y_slot], broadcast_axes(x._aval.shape, shape) if x_slot else None,
+            broadcast_axes(y._aval.shape, shape) if y_slot else None, primitive.vjp.negate))
+        return TapeTracer(self, out, slot, aval)
 
     def _process(self, primitive, args, params, out):
         """The general case (``out`` is the result when already computed, else None)."""

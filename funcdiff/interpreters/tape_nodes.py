@@ -13,13 +13,16 @@ the inputs that receive cotangents (0 for an input not on the tape):
 - ``ProductNode``: a product (a layer's ``x @ W``, any primitive whose card
   declares ``BilinearRule``), keeping only the operand each needed cotangent
   is made from, and transposed by the primitive's own rule;
+- ``SumNode``: a sum or difference of two values with numpy broadcasting
+  (any primitive whose card declares ``SumRule``), whose operands' cotangents
+  are the output's summed down to their shapes;
 - ``PullbackNode``: any other operation with one output: ``pullback(ct)``
   gives one cotangent per input;
 - ``MultiOutputNode``: an operation with several outputs, at the slots
   ``slot .. slot + len(out_avals) - 1``: ``pullback(cts)`` takes their list.
 
-The cards declare the factor and product rules with the types below
-(``OutputFactor``, ``BilinearRule``) and a product's batched transpose may be
+The cards declare the factor, product and sum rules with the types below
+(``OutputFactor``, ``BilinearRule``, ``SumRule``) and a product's batched transpose may be
 handed a ``DiagonalBatch``: the tape reads them, so they are defined here,
 with the role of the primitive that scales a cotangent by a factor.
 """
@@ -28,7 +31,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from funcdiff.core import get_aval
+import numpy as np
+
+from funcdiff import roles
+from funcdiff.core import Tracer, get_aval
 from funcdiff.interpreters.transpose import UndefinedPrimal
 
 
@@ -125,6 +131,73 @@ class BilinearRule:
             x if y_slot else None, UndefinedPrimal(get_aval(y)) if y_slot else None).pull_back
 
 
+class SumNode:
+    """A sum or difference ``x + y`` / ``x - y`` with numpy broadcasting (a bias
+    added to a layer's output): each needed operand's cotangent is the output's,
+    summed over the axes along which that operand was broadcast (``x_sum``,
+    ``y_sum``: ``(axes, shape)``, or None for an operand of the output's shape),
+    and negated for ``y`` of a difference. ``needed`` holds the two operands'
+    slots (0 for one not on the tape)."""
+
+    __slots__ = ("slot", "needed", "x_sum", "y_sum", "negate")
+
+    def __init__(self, slot: int, needed: list, x_sum, y_sum, negate: bool):
+        self.slot = slot
+        self.needed = needed
+        self.x_sum = x_sum
+        self.y_sum = y_sum
+        self.negate = negate
+
+    def pullback(self, ct: Any) -> tuple[Any, Any]:
+        x_slot, y_slot = self.needed
+        ct_x = ct_y = None
+        if x_slot:
+            ct_x = ct if self.x_sum is None else summed_down(ct, *self.x_sum)
+        if y_slot:
+            ct_y = ct if self.y_sum is None else summed_down(ct, *self.y_sum)
+            if self.negate:
+                ct_y = roles.NEG.primitive.bind(ct_y) if isinstance(ct_y, Tracer) else -ct_y
+        return ct_x, ct_y
+
+
+def summed_down(ct: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+    """``ct`` summed over ``axes`` and reshaped to ``shape``: the cotangent of an
+    operand that numpy broadcast to ``ct``'s shape (numpy on a concrete ``ct``)."""
+    if type(ct) is np.ndarray:
+        out = np.add.reduce(ct, axis=axes, dtype=ct.dtype) if axes else ct
+        return out if out.shape == shape else out.reshape(shape)
+    out = roles.REDUCE_SUM.primitive.bind(ct, axes=axes) if axes else ct
+    return out if get_aval(out).shape == shape else roles.RESHAPE.primitive.bind(
+        out, new_sizes=shape)
+
+
+def broadcast_axes(shape: tuple[int, ...], out_shape: tuple[int, ...]) -> tuple:
+    """``(axes, shape)`` for ``summed_down`` of an operand of ``shape`` broadcast to
+    ``out_shape``, or None when the shapes are equal."""
+    if shape == out_shape:
+        return None
+    lead = len(out_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and out_shape[lead + i] != 1)
+    return axes, shape
+
+
+class SumRule:
+    """The reverse rule the cards of ``add`` and ``sub`` declare (``prim.vjp``):
+    the tape recognises it by type and records a ``SumNode`` inline. Called as
+    a rule, ``(needed, out, x, y)``, it gives that node's pullback."""
+
+    __slots__ = ("negate",)
+
+    def __init__(self, negate: bool):
+        self.negate = negate
+
+    def __call__(self, needed, out, x, y) -> Callable:
+        out_shape = get_aval(out).shape
+        return SumNode(0, list(needed), broadcast_axes(get_aval(x).shape, out_shape),
+                       broadcast_axes(get_aval(y).shape, out_shape), self.negate).pullback
+
+
 class DiagonalBatch:
     """The batch of cotangents ``diag(d)`` of a 1-D output: cotangent ``b`` is
     ``d[b]`` times the unit vector ``e_b`` (jacrev's basis, scaled by the
@@ -163,5 +236,5 @@ class MultiOutputNode:
         self.out_avals = out_avals
 
 
-__all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "DiagonalBatch",
-           "PullbackNode", "MultiOutputNode"]
+__all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "SumNode", "SumRule",
+           "DiagonalBatch", "PullbackNode", "MultiOutputNode"]

@@ -28,6 +28,7 @@ from funcdiff.compiler.scalar import scalar_operator
 from funcdiff.core import Zero, get_aval
 from funcdiff.errors import NonlinearTransposeError
 from funcdiff.interpreters import batching
+from funcdiff.interpreters.tape_nodes import SumRule
 from funcdiff.interpreters.transpose import UndefinedPrimal, is_undefined
 from funcdiff.ir import Literal
 from funcdiff.passes import traits as passes
@@ -101,6 +102,7 @@ add_p.linear = True
 add_p.jvp = add_jvp
 add_p.transpose = add_transpose
 add_p.vjp_factor = lambda i, out, x, y: None  # both partials are 1
+add_p.vjp = SumRule(negate=False)  # the tape's SumNode, for broadcasting and two operands
 add_p.traits |= {passes.COMMUTATIVE, passes.BROADCASTING}
 add_p.rewrites = (
     rewrite("x + 0 -> x", (SAME_AS_RESULT, fill(0)), lambda rw, eqn, x, z: x),
@@ -146,6 +148,7 @@ sub_p.linear = True
 sub_p.jvp = sub_jvp
 sub_p.transpose = sub_transpose
 sub_p.vjp_factor = lambda i, out, x, y: const(out, -1.0) if i else None
+sub_p.vjp = SumRule(negate=True)
 sub_p.lowering = lower_ufunc(np.subtract)
 sub_p.scalar_lowering = scalar_operator("({0} - {1})")
 roles.SUB.fill(sub_p)

@@ -132,6 +132,8 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
             prim.vjp_factor = lambda i, y, x: OutputFactor(output_deriv, y)
         elif not singular:
             prim.vjp_factor = lambda i, y, x: deriv(x, y)
+        else:
+            prim.vjp_factor = lambda i, y, x: finite_factor(deriv(x, y))
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
     prim.cost = elementwise_cost(flops)
     return prim
@@ -162,8 +164,7 @@ def binary_elementwise(name: str, impl: Callable,
     elif partials is not None:
         prim.jvp = binary_jvp(prim, partials, singular)
         prim.vjp = binary_vjp(partials, singular)
-        if not singular:
-            prim.vjp_factor = binary_vjp_factor(partials)
+        prim.vjp_factor = binary_vjp_factor(partials, singular)
     prim.batch = elementwise_batch(prim)
     prim.cost = elementwise_cost(flops)
     return prim
@@ -228,12 +229,30 @@ def binary_vjp(partials, singular: bool = False) -> Callable:
     return vjp
 
 
-def binary_vjp_factor(partials) -> Callable:
+def binary_vjp_factor(partials, singular: bool = False) -> Callable:
     """The tape's ``vjp_factor`` matching ``binary_vjp``: operand ``i``'s partial
-    (the tape asks only when that operand has the output's shape)."""
+    (the tape asks only when that operand has the output's shape); for a
+    ``singular`` primitive only where it is finite (``finite_factor``)."""
     def factor(i, out, x, y):
         partial = partials[i]
         return False if partial is None else partial(x, y, out)
-    return factor
+
+    def finite(i, out, x, y):
+        partial = partials[i]
+        return False if partial is None else finite_factor(partial(x, y, out))
+    return finite if singular else factor
+
+
+def finite_factor(d: Any) -> Any:
+    """The factor ``d`` of a singular primitive (its derivative can be infinite) when
+    it is a concrete numpy value finite everywhere, else False. The tape scales a
+    cotangent by a factor with a plain product, which is exact where ``d`` is
+    finite; elsewhere its general path scales with ``safe_mul``, so that a zero
+    cotangent stays zero where the derivative is infinite (x / 0 of an unused x)."""
+    if type(d) is np.ndarray or isinstance(d, np.generic):
+        return d if np.isfinite(d).all() else False
+    if type(d) is float:
+        return d if d - d == 0.0 else False  # inf - inf and nan - nan are nan
+    return False
 
 
