@@ -29,6 +29,7 @@ with the role of the primitive that scales a cotangent by a factor.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -171,6 +172,7 @@ def summed_down(ct: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
         out, new_sizes=shape)
 
 
+@functools.lru_cache(maxsize=1024)  # bounded: shapes come from users
 def broadcast_axes(shape: tuple[int, ...], out_shape: tuple[int, ...]) -> tuple:
     """``(axes, shape)`` for ``summed_down`` of an operand of ``shape`` broadcast to
     ``out_shape``, or None when the shapes are equal."""

@@ -55,6 +55,7 @@ neg_p = unary("neg", np.negative, kinds=ARITHMETIC)
 neg = make_op(neg_p, "Elementwise negation.")
 neg_p.scalar_lowering = scalar_operator("(-{0})")
 deflinear(neg_p, lambda ct, x: [neg(ct)])
+neg_p.vjp_factor = lambda i, out, x: const(out, -1.0)  # the tape's factor node
 roles.NEG.fill(neg_p)
 neg_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING}
 

@@ -12,6 +12,8 @@ the rules reach them through the roles ``roles.MUL``, ``roles.SAFE_MUL`` and
 
 from __future__ import annotations
 
+import cmath
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -249,10 +251,12 @@ def finite_factor(d: Any) -> Any:
     cotangent by a factor with a plain product, which is exact where ``d`` is
     finite; elsewhere its general path scales with ``safe_mul``, so that a zero
     cotangent stays zero where the derivative is infinite (x / 0 of an unused x)."""
-    if type(d) is np.ndarray or isinstance(d, np.generic):
+    if type(d) is np.ndarray:
         return d if np.isfinite(d).all() else False
-    if type(d) is float:
-        return d if d - d == 0.0 else False  # inf - inf and nan - nan are nan
+    if isinstance(d, np.floating) or type(d) is float:
+        return d if math.isfinite(d) else False
+    if isinstance(d, np.complexfloating):
+        return d if cmath.isfinite(d) else False
     return False
 
 

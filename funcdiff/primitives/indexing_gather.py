@@ -50,7 +50,8 @@ def gather_impl(x, indices, *, axis):
     if has_negative(indices):
         raise out_of_bounds("gather", indices, x.shape[axis], axis)
     try:
-        return np.take(x, indices, axis=axis)
+        return x.take(indices, axis=axis) if type(x) is np.ndarray else np.take(x, indices,
+                                                                                 axis=axis)
     except IndexError:
         raise out_of_bounds("gather", indices, x.shape[axis], axis) from None
 

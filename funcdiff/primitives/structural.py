@@ -374,18 +374,24 @@ expand_dims_p = Primitive("expand_dims")
 
 
 def _expand_dims_impl(x, *, dimensions):
-    # a reshape, without numpy.expand_dims's general axis handling; positions out of
-    # range or repeated raise, and the shape rule then names the problem
+    # a reshape, without numpy.expand_dims's general axis handling
     x = as_array(x)
-    shape = list(x.shape)
+    return x.reshape(_expanded_shape(x.shape, dimensions))
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: shapes come from users
+def _expanded_shape(shape: tuple, dimensions: tuple) -> tuple:
+    """``shape`` with axes of size 1 at the output positions ``dimensions``; positions
+    out of range or repeated raise, and the shape rule then names the problem."""
+    out = list(shape)
     out_ndim = len(shape) + len(dimensions)
     if len(set(dimensions)) != len(dimensions):
         raise ValueError("repeated dimensions")
     for d in sorted(dimensions):
         if not 0 <= d < out_ndim:
             raise ValueError("dimension out of range")
-        shape.insert(d, 1)
-    return x.reshape(shape)
+        out.insert(d, 1)
+    return tuple(out)
 
 
 expand_dims_p.impl = _checked_impl(expand_dims_p, _expand_dims_impl)
@@ -413,7 +419,8 @@ expand_dims_p.abstract_eval = _expand_dims_abstract_eval
 expand_dims_p.batch = _expand_dims_batch
 expand_dims_p.cost = lambda x, *, dimensions: {"flops": 0, "bytes": 0}  # a view
 expand_dims_p.lowering = lower_reshape
-deflinear(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions=dimensions)])
+deflinear(expand_dims_p,  # its dimensions are a squeeze's: bound without re-checking
+          lambda ct, x, *, dimensions: [bind(squeeze_p, ct, dimensions=dimensions)])
 expand_dims_p.traits |= {passes.ZERO_PRESERVING, passes.FINITE_PRESERVING, passes.NEG_COMMUTING,
                          passes.RESHAPING, passes.KEEPDIMS_MOVE}
 expand_dims_p.rewrites = (_SAME_SHAPE, _RESHAPE_OF_RESHAPE, _AS_RESHAPE)
