@@ -115,6 +115,90 @@ def main(argv=None):
     return quick_main("hvp", run, __doc__.splitlines()[0], argv)
 
 
+def compare(result: dict, libs: list[str], quick: bool) -> list[dict]:
+    """The same products with the other libraries (``benchmarks/run.py``): jax's
+    forward-over-reverse under ``jax.jit`` against ``fd.jit``; autograd's
+    ``hessian_vector_product`` and PyTorch's double backward against eager
+    ``fd.hvp``."""
+    rows = []
+    for r in result["mlp"]:
+        params, v, x, labels = problem(r["batch"], r["width"])
+        ref = numpy_hvp(params, v, x, labels)
+        for lib in libs:
+            fn, variant = _library_hvp(lib, params, v, x, labels)
+            got = fn()
+            for (gw, gb), (rw, rb) in zip(got, ref):
+                np.testing.assert_allclose(np.asarray(gw), rw, rtol=1e-7, atol=1e-11)
+                np.testing.assert_allclose(np.asarray(gb), rb, rtol=1e-7, atol=1e-11)
+            t = best_time(fn)
+            ours = r["jit_s"] if variant == "jit" else r["eager_s"]
+            rows.append({"workload": f"MLP hvp {r['batch']}x{r['width']}", "library": lib,
+                         "seconds": t, "funcdiff_seconds": ours, "funcdiff_variant": variant,
+                         "ratio": t / ours})
+    return rows
+
+
+def _library_hvp(lib: str, params, v, x, labels):
+    """A zero-argument callable giving the product with ``lib`` as a list of (w, b)
+    pairs, and the funcdiff variant it is compared with."""
+    if lib == "jax":
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_enable_x64", True)
+
+        def loss(ps, x, labels):
+            h = x
+            for w, b in ps[:-1]:
+                h = jnp.tanh(h @ w + b)
+            logp = jax.nn.log_softmax(h @ ps[-1][0] + ps[-1][1], axis=1)
+            return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+
+        @jax.jit
+        def hvp(ps, vs, x, labels):
+            return jax.jvp(lambda q: jax.grad(loss)(q, x, labels), (ps,), (vs,))[1]
+        args = jax.device_put(([tuple(p) for p in params], [tuple(t) for t in v], x, labels))
+
+        def run():
+            return jax.block_until_ready(hvp(*args))
+        return run, "jit"
+    if lib == "torch":
+        import torch
+        ps = [(torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True))
+              for w, b in params]
+        flat = [t for p in ps for t in p]
+        vs = [torch.from_numpy(t) for p in v for t in p]
+        tx, tl = torch.from_numpy(x), torch.from_numpy(labels)
+
+        def run():
+            h = tx
+            for w, b in ps[:-1]:
+                h = torch.tanh(h @ w + b)
+            loss = torch.nn.functional.cross_entropy(h @ ps[-1][0] + ps[-1][1], tl)
+            grads = torch.autograd.grad(loss, flat, create_graph=True)
+            hv = torch.autograd.grad(grads, flat, grad_outputs=vs)
+            return [(hv[i].numpy(), hv[i + 1].numpy()) for i in range(0, len(hv), 2)]
+        return run, "eager"
+    if lib == "autograd":
+        import autograd
+        import autograd.numpy as anp
+
+        def loss(ps):
+            h = x
+            for w, b in ps[:-1]:
+                h = anp.tanh(anp.dot(h, w) + b)
+            logits = anp.dot(h, ps[-1][0]) + ps[-1][1]
+            z = logits - anp.max(logits, axis=1, keepdims=True)
+            logp = z - anp.log(anp.sum(anp.exp(z), axis=1, keepdims=True))
+            return -anp.mean(logp[np.arange(len(labels)), labels])
+        from autograd.misc import flatten
+        # its hessian_vector_product takes one array: the parameters flattened
+        w0, unflatten = flatten([tuple(p) for p in params])
+        v0, _ = flatten([tuple(t) for t in v])
+        hvp = autograd.hessian_vector_product(lambda w: loss(unflatten(w)))
+        return (lambda: unflatten(hvp(w0, v0))), "eager"
+    raise ValueError(f"unknown library {lib!r}")
+
+
 def summary(result: dict) -> list[tuple[str, str, str]]:
     rows = []
     for r in result["mlp"]:

@@ -6,8 +6,11 @@ Two workloads, each timed eagerly and under jit:
 - a chain of 200 scalar elementwise operations, against a hand-written numpy
   forward + reverse sweep, reported in microseconds per operation;
 
-and the peak memory of repeated value_and_grad calls of a 4096 x 256 MLP (each
-kind in a fresh process), against the hand-written pass.
+the peak memory of repeated value_and_grad calls of a 4096 x 256 MLP (each
+kind in a fresh process), against the hand-written pass; and the large MLP
+under jit with one thread and with the libraries' default threads (numpy's
+BLAS and numexpr on every core), each in a fresh process, against hand-written
+numpy with the same threads.
 
 Run: ``python benchmarks/bench_reverse.py [--quick]``.
 """
@@ -207,20 +210,72 @@ def bench_peak_memory(quick: bool) -> dict:
     return result
 
 
+# ---------------------------------------------------------------------------
+# Threads
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMEXPR_NUM_THREADS")
+
+
+def threads_worker(quick: bool) -> dict:
+    """bench_mlp at the large size in this process, with the thread counts its
+    environment gives numpy's BLAS and numexpr (run in a fresh process)."""
+    batch, width = (64, 64) if quick else (256, 512)
+    result = bench_mlp(batch, width, np.random.default_rng(0))
+    try:
+        import numexpr
+        result["numexpr_threads"] = numexpr.get_num_threads()
+    except ImportError:
+        result["numexpr_threads"] = 0
+    return result
+
+
+def _every_cpu() -> None:
+    """In a worker before it starts: every CPU of the machine (run.py pins itself
+    to one when it measures one thread)."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, range(os.cpu_count()))
+
+
+def bench_threads(quick: bool) -> dict:
+    """The large MLP under jit with one thread and with the libraries' default
+    threads (every core: numpy's BLAS on the products, numexpr on the fused
+    elementwise chains), each in a fresh process, against hand-written numpy
+    with the same threads."""
+    import json
+    import subprocess
+    out = {"cpus": os.cpu_count()}
+    for name, limit in (("one", "1"), ("default", None)):
+        env = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
+        if limit:
+            env.update({k: limit for k in THREAD_VARIABLES})
+        cmd = [sys.executable, os.path.abspath(__file__), "--threads-worker"]
+        text = subprocess.run(cmd + (["--quick"] if quick else []), check=True, env=env,
+                              capture_output=True, text=True, preexec_fn=_every_cpu).stdout
+        out[name] = json.loads(text.strip().splitlines()[-1])
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     parser.add_argument("--peak-memory-worker", choices=["numpy", "eager", "jit"],
                         help=argparse.SUPPRESS)
+    parser.add_argument("--threads-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.peak_memory_worker:
         print(peak_memory_worker(args.peak_memory_worker, args.quick))
+        return None
+    if args.threads_worker:
+        import json
+        print(json.dumps(threads_worker(args.quick)))
         return None
     rng = np.random.default_rng(0)
     sizes = [(8, 16)] if args.quick else [(256, 512), (8, 16)]
     mlp = [bench_mlp(b, w, rng) for b, w in sizes]
     ch = bench_chain()
     peak = bench_peak_memory(args.quick)
+    threads = bench_threads(args.quick)
     print(table([[f"{r['batch']}x{r['width']}", r["numpy_s"] * 1e3, r["eager_s"] * 1e3,
                   r["eager_ratio"], r["jit_s"] * 1e3, r["jit_ratio"],
                   r["jit_without_numexpr_ratio"], r["fused_chains"]] for r in mlp],
@@ -234,7 +289,13 @@ def main(argv=None):
                   peak["numpy_mib"], peak["eager_mib"], peak["jit_mib"]]],
                 ["peak memory: MLP batch x width", "calls", "one activation MiB",
                  "numpy MiB", "eager MiB", "jit MiB"]))
-    results = {"mlp": mlp, "chain": ch, "peak_memory": peak}
+    print()
+    print(table([[f"{r['batch']}x{r['width']}", name, r["numexpr_threads"], r["numpy_s"] * 1e3,
+                  r["jit_s"] * 1e3, r["jit_ratio"], r["jit_without_numexpr_ratio"]]
+                 for name, r in (("one", threads["one"]), ("default", threads["default"]))],
+                ["jit MLP batch x width", "threads", "numexpr threads", "numpy ms", "jit ms",
+                 "jit/numpy", "jit/numpy without numexpr"]))
+    results = {"mlp": mlp, "chain": ch, "peak_memory": peak, "threads": threads}
     if not args.quick:
         print("wrote", write_results("reverse", results))
     return results
@@ -251,8 +312,19 @@ def summary(result: dict) -> list[tuple[str, str, str]]:
                      "<= 1 (jax.jit: 0.73)" if r["width"] > 16 else "-"))
         rows.append((f"MLP {size} jit without numexpr / numpy",
                      f"{r['jit_without_numexpr_ratio']:.2f}", "-"))
-    rows.append(("scalar chain eager grad us/op", f"{result['chain']['eager_us_per_op']:.2f}",
+    chain = result["chain"]
+    rows.append(("scalar chain eager grad us/op", f"{chain['eager_us_per_op']:.2f} "
+                 f"({chain['eager_us_per_op'] / chain['numpy_us_per_op']:.1f}x numpy's)",
                  "<= 2.2"))
+    threads = result.get("threads")
+    if threads:
+        for name in ("one", "default"):
+            r = threads[name]
+            rows.append((f"MLP {r['batch']}x{r['width']} jit / numpy, {name} thread(s) "
+                         f"(numexpr {r['numexpr_threads']})",
+                         f"{r['jit_ratio']:.2f} (without numexpr "
+                         f"{r['jit_without_numexpr_ratio']:.2f})",
+                         "jit uses every core" if name == "default" else "-"))
     return rows
 
 

@@ -73,6 +73,22 @@ def installed_libraries() -> dict[str, str]:
     return libs
 
 
+def pin_to_one_core() -> int | None:
+    """When the environment limits numpy's BLAS to one thread (the setting of the
+    README's numbers), run this process on one CPU: XLA and PyTorch size their
+    own thread pools by the machine and ignore those variables, so on one core
+    every library computes with one core's worth of work. Returns the CPU, or
+    None when nothing was limited (or the platform cannot pin). Benchmarks that
+    measure threads start their workers on every CPU again."""
+    if "1" not in (os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("OMP_NUM_THREADS")):
+        return None
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
 @contextlib.contextmanager
 def quick_timing(enabled: bool):
     """Under --quick, shorten every timing loop of common.best_time (tiny sizes need
@@ -314,10 +330,14 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     results_dir = args.results_dir or (None if args.quick else common.RESULTS_DIR)
 
+    pinned = pin_to_one_core()
     benches = discover(args.only)
     libs = {} if args.no_compare else installed_libraries()
     print(f"funcdiff benchmarks: {len(benches)} found ({', '.join(n for n, _ in benches)})"
           f"{', quick mode' if args.quick else ''}")
+    if pinned:
+        print(f"one thread: numpy's BLAS is limited to one, and this process runs on CPU "
+              f"{pinned} only, so jax's and torch's thread pools share that core")
     if args.no_compare:
         print("comparison with other libraries: off (--no-compare)")
     elif libs:

@@ -113,6 +113,9 @@ def flatten_into(tree: Any, leaves: list, is_leaf: IsLeaf) -> Any:
         leaves.append(tree)
         return LEAF
     node_type = type(tree)
+    if (node_type is tuple or node_type is list) and is_leaf is None:
+        # arguments and parameters are mostly tuples and lists: no registry lookup
+        return (node_type, None, tuple([flatten_into(c, leaves, None) for c in tree]))
     kind = registry.get(node_type)
     if kind is None:
         if not (isinstance(tree, tuple) and hasattr(node_type, "_fields")):
@@ -127,6 +130,11 @@ def build(node: Any, leaves: Iterable) -> Any:
     """Inverse of `flatten_into`; `leaves` is an iterator with enough items."""
     if node is LEAF:
         return next(leaves)
+    node_type = node[0]
+    if node_type is tuple:
+        return tuple([build(c, leaves) for c in node[2]])
+    if node_type is list:
+        return [build(c, leaves) for c in node[2]]
     return kind_of(node).unflatten(node[1], [build(c, leaves) for c in node[2]])
 
 
