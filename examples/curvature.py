@@ -1,8 +1,8 @@
 """Curvature without forming the Hessian: Hessian-vector products and Newton-CG.
 
 On the n-dimensional Rosenbrock function this example
-1. computes Hessian-vector products by forward-over-reverse (``fd.hvp``, the
-   jvp of the gradient) and compares them with the finite-difference estimate
+1. computes Hessian-vector products (``fd.hvp``: eager, the gradient of the
+   directional derivative on the tape) and compares them with the finite-difference estimate
    ``(grad(x + h v) - grad(x - h v)) / 2h`` and with the full ``fd.hessian``;
 2. finds the largest Hessian eigenvalue by power iteration on products alone;
 3. minimises the function by Newton-CG: ``scipy.optimize.minimize`` with

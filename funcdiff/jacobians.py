@@ -371,7 +371,13 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
 
 @boundary
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
-    """Hessian-vector product by forward-over-reverse: ``jvp(grad(f), primals, tangents)[1]``.
+    """Hessian-vector product, without forming the Hessian.
+
+    With no transform active it is the gradient of the directional derivative,
+    ``grad(lambda *x: jvp(f, x, tangents)[1])`` (reverse over forward), which runs
+    on the eager tape; under a transform (jit, vmap, an outer derivative) it is
+    forward over reverse, ``jvp(grad(f), primals, tangents)[1]``. For an ``f``
+    with continuous second derivatives the two are the same product.
 
     Args:
       f: scalar-valued function of the primals.

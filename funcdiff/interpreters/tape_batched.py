@@ -25,7 +25,7 @@ from funcdiff.core import Tracer, Zero, get_aval, new_main
 from funcdiff.interpreters.batching import BasisTracer, BatchTrace, BatchTracer, StdBasis
 from funcdiff.interpreters.tape_function import TapeFunction
 from funcdiff.interpreters.tape_nodes import (DiagonalBatch, FactorNode, MultiOutputNode,
-                                              OutputFactor, ProductNode)
+                                              OutputFactor, ProductNode, SumNode)
 
 
 def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> list[Any]:
@@ -92,7 +92,10 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
                         prev = cts[s]
                         cts[s] = c if prev is None else _add_batched(prev, c)
                 continue
-            results = _pull_back_traced(node.pullback, ct, None, size)
+            if kind is SumNode and type(ct) is np.ndarray:  # the batch axis leads: no trace
+                results = node.batched(ct)
+            else:
+                results = _pull_back_traced(node.pullback, ct, None, size)
         for s, c in zip(node.needed, results):
             if s and c is not None:
                 prev = cts[s]

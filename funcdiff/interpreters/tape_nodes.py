@@ -160,6 +160,24 @@ class SumNode:
                 ct_y = roles.NEG.primitive.bind(ct_y) if isinstance(ct_y, Tracer) else -ct_y
         return ct_x, ct_y
 
+    def batched(self, ct: np.ndarray) -> tuple[Any, Any]:
+        """The cotangents for a concrete batch ``ct`` (a leading batch axis)."""
+        x_slot, y_slot = self.needed
+        ct_x = ct_y = None
+        if x_slot:
+            ct_x = ct if self.x_sum is None else summed_down(ct, *_batched_sum(self.x_sum, ct))
+        if y_slot:
+            ct_y = ct if self.y_sum is None else summed_down(ct, *_batched_sum(self.y_sum, ct))
+            if self.negate:
+                ct_y = -ct_y
+        return ct_x, ct_y
+
+
+def _batched_sum(sum_down: tuple, ct: np.ndarray) -> tuple:
+    """``summed_down``'s axes and shape for a batch of cotangents (axis 0 leads)."""
+    axes, shape = sum_down
+    return tuple(a + 1 for a in axes), ct.shape[:1] + shape
+
 
 def summed_down(ct: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
     """``ct`` summed over ``axes`` and reshaped to ``shape``: the cotangent of an
