@@ -390,10 +390,13 @@ def constant_of(tracer: Tracer, value: Any) -> Tracer:
 def lock_arguments(args: Sequence[Any], transform: str) -> None:
     """Refuse ``x[idx] = v`` on the tracers a transform passes to the user's function:
     numpy would change the caller's array, which funcdiff cannot."""
+    reason = None
     for x in args:
         if isinstance(x, Tracer):
-            x.write_lock = (f"it is an argument of {transform}, and funcdiff never changes "
-                            "the caller's arrays")
+            if reason is None:
+                reason = (f"it is an argument of {transform}, and funcdiff never changes "
+                          "the caller's arrays")
+            x.write_lock = reason
 
 
 def staging_active() -> bool:
