@@ -33,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import funcdiff as fd  # noqa: E402
 from bench_reverse import init_mlp, mlp_loss  # noqa: E402
-from common import best_time, quick_main, table  # noqa: E402
+import other_libraries  # noqa: E402
+from common import best_time, quick_main, short_samples, table  # noqa: E402
 
 
 def numpy_hvp(params, v, x, labels):
@@ -94,9 +95,10 @@ def bench_size(batch: int, width: int) -> dict:
         for (gw, gb), (rw, rb) in zip(got, ref):
             np.testing.assert_allclose(gw, rw, rtol=1e-8, atol=1e-12)
             np.testing.assert_allclose(gb, rb, rtol=1e-8, atol=1e-12)
-    t_np = best_time(lambda: numpy_hvp(params, v, x, labels))
-    t_eager = best_time(eager)
-    t_jit = best_time(lambda: jitted(params, v, x, labels))
+    timing = short_samples() if batch * width <= 4096 else {}
+    t_np = best_time(lambda: numpy_hvp(params, v, x, labels), **timing)
+    t_eager = best_time(eager, **timing)
+    t_jit = best_time(lambda: jitted(params, v, x, labels), **timing)
     return {"batch": batch, "width": width, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
             "eager_ratio": t_eager / t_np, "jit_ratio": t_jit / t_np}
 
@@ -130,7 +132,7 @@ def compare(result: dict, libs: list[str], quick: bool) -> list[dict]:
             for (gw, gb), (rw, rb) in zip(got, ref):
                 np.testing.assert_allclose(np.asarray(gw), rw, rtol=1e-7, atol=1e-11)
                 np.testing.assert_allclose(np.asarray(gb), rb, rtol=1e-7, atol=1e-11)
-            t = best_time(fn)
+            t = best_time(fn, **(short_samples() if r["batch"] * r["width"] <= 4096 else {}))
             ours = r["jit_s"] if variant == "jit" else r["eager_s"]
             rows.append({"workload": f"MLP hvp {r['batch']}x{r['width']}", "library": lib,
                          "seconds": t, "funcdiff_seconds": ours, "funcdiff_variant": variant,
@@ -143,15 +145,7 @@ def _library_hvp(lib: str, params, v, x, labels):
     pairs, and the funcdiff variant it is compared with."""
     if lib == "jax":
         import jax
-        import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
-
-        def loss(ps, x, labels):
-            h = x
-            for w, b in ps[:-1]:
-                h = jnp.tanh(h @ w + b)
-            logp = jax.nn.log_softmax(h @ ps[-1][0] + ps[-1][1], axis=1)
-            return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+        loss = other_libraries.jax_mlp_loss()
 
         @jax.jit
         def hvp(ps, vs, x, labels):
@@ -170,32 +164,20 @@ def _library_hvp(lib: str, params, v, x, labels):
         tx, tl = torch.from_numpy(x), torch.from_numpy(labels)
 
         def run():
-            h = tx
-            for w, b in ps[:-1]:
-                h = torch.tanh(h @ w + b)
-            loss = torch.nn.functional.cross_entropy(h @ ps[-1][0] + ps[-1][1], tl)
+            loss = other_libraries.torch_mlp_loss(ps, tx, tl)
             grads = torch.autograd.grad(loss, flat, create_graph=True)
             hv = torch.autograd.grad(grads, flat, grad_outputs=vs)
             return [(hv[i].numpy(), hv[i + 1].numpy()) for i in range(0, len(hv), 2)]
         return run, "eager"
     if lib == "autograd":
         import autograd
-        import autograd.numpy as anp
-
-        def loss(ps):
-            h = x
-            for w, b in ps[:-1]:
-                h = anp.tanh(anp.dot(h, w) + b)
-            logits = anp.dot(h, ps[-1][0]) + ps[-1][1]
-            z = logits - anp.max(logits, axis=1, keepdims=True)
-            logp = z - anp.log(anp.sum(anp.exp(z), axis=1, keepdims=True))
-            return -anp.mean(logp[np.arange(len(labels)), labels])
         from autograd.misc import flatten
+        loss = other_libraries.autograd_mlp_loss(x, labels)
         # its hessian_vector_product takes one array: the parameters flattened
         w0, unflatten = flatten([tuple(p) for p in params])
         v0, _ = flatten([tuple(t) for t in v])
-        hvp = autograd.hessian_vector_product(lambda w: loss(unflatten(w)))
-        return (lambda: unflatten(hvp(w0, v0))), "eager"
+        product = autograd.hessian_vector_product(lambda w: loss(unflatten(w)))
+        return (lambda: unflatten(product(w0, v0))), "eager"
     raise ValueError(f"unknown library {lib!r}")
 
 

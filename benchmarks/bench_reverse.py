@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import funcdiff as fd  # noqa: E402
 import funcdiff.numpy as fnp  # noqa: E402
-from common import best_time, table, write_results  # noqa: E402
+from common import best_time, short_samples, table, write_results  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # MLP
@@ -89,13 +89,14 @@ def bench_mlp(batch, width, rng):
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-10)
     for (gw, gb), (rw, rb) in zip(grads, ref_grads):
         np.testing.assert_allclose(gw, rw, rtol=1e-8, atol=1e-12)
-    t_np = best_time(lambda: numpy_value_and_grad(params, x, labels))
-    t_eager = best_time(lambda: vg(params, x, labels))
-    t_jit = best_time(lambda: jvg(params, x, labels))
+    timing = short_samples() if batch * width <= 4096 else {}
+    t_np = best_time(lambda: numpy_value_and_grad(params, x, labels), **timing)
+    t_eager = best_time(lambda: vg(params, x, labels), **timing)
+    t_jit = best_time(lambda: jvg(params, x, labels), **timing)
     fd.config.update("jit_numexpr", False)  # the same program with numpy for every operation
     try:
         plain = fd.jit(vg)
-        t_plain = best_time(lambda: plain(params, x, labels))
+        t_plain = best_time(lambda: plain(params, x, labels), **timing)
     finally:
         fd.config.update("jit_numexpr", True)
     chains = len(jvg.lower(params, x, labels).fused_chains)

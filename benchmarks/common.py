@@ -41,6 +41,15 @@ def best_time(fn: Callable[[], Any], *, repeat: int = 5, min_time: float = 0.05)
     return min(samples)
 
 
+def short_samples() -> dict:
+    """``best_time`` settings for work under a millisecond: many short samples,
+    which find the quiet moments of a shared machine (none under run.py --quick,
+    whose shortened defaults then apply)."""
+    if best_time.__kwdefaults__["repeat"] < 5:  # run.py --quick
+        return {}
+    return {"repeat": 25, "min_time": 0.01}
+
+
 def peak_bytes(fn: Callable[[], Any], warm: bool = True) -> int:
     """Peak bytes Python allocates (tracemalloc) during one call of ``fn``, after a
     warm-up call (jit traces, caches) unless ``warm`` is False."""

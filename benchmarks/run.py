@@ -41,6 +41,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 import common  # noqa: E402
+import other_libraries  # noqa: E402
 
 OTHER_LIBRARIES = ("jax", "torch", "autograd")
 
@@ -120,7 +121,8 @@ def _compare_reverse(result: dict, libs: list[str], quick: bool) -> list[dict]:
             fn, variant = _mlp_value_and_grad(lib, params, x, labels)
             loss = fn()
             np.testing.assert_allclose(float(loss), ref_loss, rtol=1e-8)
-            t = common.best_time(fn)
+            small = r["batch"] * r["width"] <= 4096
+            t = common.best_time(fn, **(common.short_samples() if small else {}))
             ours = r["jit_s"] if variant == "jit" else r["eager_s"]
             rows.append({"workload": f"MLP value_and_grad {r['batch']}x{r['width']}",
                          "library": lib, "seconds": t, "funcdiff_seconds": ours,
@@ -182,17 +184,7 @@ def _mlp_value_and_grad(lib: str, params, x, labels):
     (returning the loss), and which funcdiff variant it compares with."""
     if lib == "jax":
         import jax
-        import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
-
-        def loss(ps, x, labels):
-            h = x
-            for w, b in ps[:-1]:
-                h = jnp.tanh(h @ w + b)
-            logits = h @ ps[-1][0] + ps[-1][1]
-            logp = jax.nn.log_softmax(logits, axis=1)
-            return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
-        vg = jax.jit(jax.value_and_grad(loss))
+        vg = jax.jit(jax.value_and_grad(other_libraries.jax_mlp_loss()))
         args = jax.device_put((params, x, labels))
 
         def run():
@@ -207,27 +199,13 @@ def _mlp_value_and_grad(lib: str, params, x, labels):
         tx, tl = torch.from_numpy(x), torch.from_numpy(labels)
 
         def run():
-            h = tx
-            for w, b in ps[:-1]:
-                h = torch.tanh(h @ w + b)
-            logits = h @ ps[-1][0] + ps[-1][1]
-            loss = torch.nn.functional.cross_entropy(logits, tl)
+            loss = other_libraries.torch_mlp_loss(ps, tx, tl)
             torch.autograd.grad(loss, [t for p in ps for t in p])   # the gradients, discarded
             return loss.detach()
         return run, "eager"
     if lib == "autograd":
         import autograd
-        import autograd.numpy as anp
-
-        def loss(ps):
-            h = x
-            for w, b in ps[:-1]:
-                h = anp.tanh(anp.dot(h, w) + b)
-            logits = anp.dot(h, ps[-1][0]) + ps[-1][1]
-            z = logits - anp.max(logits, axis=1, keepdims=True)
-            logp = z - anp.log(anp.sum(anp.exp(z), axis=1, keepdims=True))
-            return -anp.mean(logp[np.arange(len(labels)), labels])
-        vg = autograd.value_and_grad(loss)
+        vg = autograd.value_and_grad(other_libraries.autograd_mlp_loss(x, labels))
         return (lambda: vg(params)[0]), "eager"
     raise ValueError(f"unknown library {lib!r}")
 

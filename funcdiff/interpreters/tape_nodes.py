@@ -150,38 +150,34 @@ class SumNode:
         self.negate = negate
 
     def pullback(self, ct: Any) -> tuple[Any, Any]:
+        return self._cotangents(ct, 0)
+
+    def batched(self, ct: np.ndarray) -> tuple[Any, Any]:
+        """The cotangents for a concrete batch ``ct`` (a leading batch axis)."""
+        return self._cotangents(ct, 1)
+
+    def _cotangents(self, ct: Any, lead: int) -> tuple[Any, Any]:
         x_slot, y_slot = self.needed
         ct_x = ct_y = None
         if x_slot:
-            ct_x = ct if self.x_sum is None else summed_down(ct, *self.x_sum)
+            ct_x = summed_down(ct, self.x_sum, lead)
         if y_slot:
-            ct_y = ct if self.y_sum is None else summed_down(ct, *self.y_sum)
+            ct_y = summed_down(ct, self.y_sum, lead)
             if self.negate:
                 ct_y = roles.NEG.primitive.bind(ct_y) if isinstance(ct_y, Tracer) else -ct_y
         return ct_x, ct_y
 
-    def batched(self, ct: np.ndarray) -> tuple[Any, Any]:
-        """The cotangents for a concrete batch ``ct`` (a leading batch axis)."""
-        x_slot, y_slot = self.needed
-        ct_x = ct_y = None
-        if x_slot:
-            ct_x = ct if self.x_sum is None else summed_down(ct, *_batched_sum(self.x_sum, ct))
-        if y_slot:
-            ct_y = ct if self.y_sum is None else summed_down(ct, *_batched_sum(self.y_sum, ct))
-            if self.negate:
-                ct_y = -ct_y
-        return ct_x, ct_y
 
-
-def _batched_sum(sum_down: tuple, ct: np.ndarray) -> tuple:
-    """``summed_down``'s axes and shape for a batch of cotangents (axis 0 leads)."""
+def summed_down(ct: Any, sum_down: tuple | None, lead: int = 0) -> Any:
+    """``ct`` summed over the axes and reshaped to the shape of ``sum_down`` (from
+    ``broadcast_axes``; None: ``ct`` itself), the cotangent of an operand numpy
+    broadcast to ``ct``'s shape; with ``lead`` leading batch axes kept (numpy on a
+    concrete ``ct``)."""
+    if sum_down is None:
+        return ct
     axes, shape = sum_down
-    return tuple(a + 1 for a in axes), ct.shape[:1] + shape
-
-
-def summed_down(ct: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-    """``ct`` summed over ``axes`` and reshaped to ``shape``: the cotangent of an
-    operand that numpy broadcast to ``ct``'s shape (numpy on a concrete ``ct``)."""
+    if lead:
+        axes, shape = tuple(a + lead for a in axes), tuple(ct.shape[:lead]) + shape
     if type(ct) is np.ndarray:
         out = np.add.reduce(ct, axis=axes, dtype=ct.dtype) if axes else ct
         return out if out.shape == shape else out.reshape(shape)
@@ -193,7 +189,7 @@ def summed_down(ct: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
 @functools.lru_cache(maxsize=1024)  # bounded: shapes come from users
 def broadcast_axes(shape: tuple[int, ...], out_shape: tuple[int, ...]) -> tuple:
     """``(axes, shape)`` for ``summed_down`` of an operand of ``shape`` broadcast to
-    ``out_shape``, or None when the shapes are equal."""
+    ``out_shape`` (the axes to sum over), or None when the shapes are equal."""
     if shape == out_shape:
         return None
     lead = len(out_shape) - len(shape)

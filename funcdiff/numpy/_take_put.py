@@ -103,12 +103,7 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: Any):
             raise ShapeError(f"funcdiff.numpy.{name}: shape mismatch: indices {ishape} cannot "
                              f"be broadcast against arr {shape} in axis {k}")
     out_shape = tuple(out_shape)
-    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
-    offsets = np.zeros(out_shape, INDEX_DTYPE)
-    for k in range(len(shape)):
-        if k != axis and out_shape[k] > 1:
-            offsets = offsets + (np.arange(out_shape[k]) * strides[k]).reshape(
-                (1,) * k + (out_shape[k],) + (1,) * (len(shape) - k - 1))
+    strides, offsets = _flat_offsets(shape, out_shape, axis)
     if isinstance(indices, Tracer):
         flat = el.add(el.mul(indices, np.asarray(strides[axis], INDEX_DTYPE)), offsets)
         flat = structural.broadcast_to(flat, out_shape)
@@ -148,14 +143,22 @@ def _along_plan(shape: tuple, ishape: tuple, axis: int) -> tuple | None:
     axis %= len(shape)
     if any(n != m for k, (n, m) in enumerate(zip(shape, ishape)) if k != axis):
         return None
-    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
-    offsets = np.zeros(ishape, INDEX_DTYPE)
-    for k in range(len(shape)):
-        if k != axis and ishape[k] > 1:
-            offsets = offsets + (np.arange(ishape[k]) * strides[k]).reshape(
-                (1,) * k + (ishape[k],) + (1,) * (len(shape) - k - 1))
+    strides, offsets = _flat_offsets(shape, ishape, axis)
     offsets.flags.writeable = False
     return axis, strides[axis], offsets
+
+
+def _flat_offsets(shape: tuple, out_shape: tuple, axis: int) -> tuple[list, np.ndarray]:
+    """The row-major strides of ``shape`` (in elements) and, shaped ``out_shape``, the
+    flat offset of each position's along-axis line: ``indices * strides[axis] +
+    offsets`` are the flat positions along-axis indexing reads."""
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    offsets = np.zeros(out_shape, INDEX_DTYPE)
+    for k in range(len(shape)):
+        if k != axis and out_shape[k] > 1:
+            offsets = offsets + (np.arange(out_shape[k]) * strides[k]).reshape(
+                (1,) * k + (out_shape[k],) + (1,) * (len(shape) - k - 1))
+    return strides, offsets
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
