@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import funcdiff as fd  # noqa: E402
 from bench_reverse import init_mlp, mlp_loss  # noqa: E402
 import other_libraries  # noqa: E402
-from common import best_time, quick_main, short_samples, table  # noqa: E402
+from common import best_time, quick_main, round_robin_times, short_samples, table  # noqa: E402
 
 
 def numpy_hvp(params, v, x, labels):
@@ -95,10 +95,9 @@ def bench_size(batch: int, width: int) -> dict:
         for (gw, gb), (rw, rb) in zip(got, ref):
             np.testing.assert_allclose(gw, rw, rtol=1e-8, atol=1e-12)
             np.testing.assert_allclose(gb, rb, rtol=1e-8, atol=1e-12)
-    timing = short_samples() if batch * width <= 4096 else {}
-    t_np = best_time(lambda: numpy_hvp(params, v, x, labels), **timing)
-    t_eager = best_time(eager, **timing)
-    t_jit = best_time(lambda: jitted(params, v, x, labels), **timing)
+    t_np, t_eager, t_jit = round_robin_times(
+        [lambda: numpy_hvp(params, v, x, labels), eager, lambda: jitted(params, v, x, labels)],
+        **(short_samples() if batch * width <= 4096 else {}))
     return {"batch": batch, "width": width, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
             "eager_ratio": t_eager / t_np, "jit_ratio": t_jit / t_np}
 

@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import funcdiff as fd  # noqa: E402
 import funcdiff.numpy as fnp  # noqa: E402
-from common import best_time, short_samples, table, write_results  # noqa: E402
+from common import (best_time, round_robin_times, short_samples, table,  # noqa: E402
+                    write_results)
 
 # ---------------------------------------------------------------------------
 # MLP
@@ -89,16 +90,16 @@ def bench_mlp(batch, width, rng):
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-10)
     for (gw, gb), (rw, rb) in zip(grads, ref_grads):
         np.testing.assert_allclose(gw, rw, rtol=1e-8, atol=1e-12)
-    timing = short_samples() if batch * width <= 4096 else {}
-    t_np = best_time(lambda: numpy_value_and_grad(params, x, labels), **timing)
-    t_eager = best_time(lambda: vg(params, x, labels), **timing)
-    t_jit = best_time(lambda: jvg(params, x, labels), **timing)
     fd.config.update("jit_numexpr", False)  # the same program with numpy for every operation
     try:
         plain = fd.jit(vg)
-        t_plain = best_time(lambda: plain(params, x, labels), **timing)
+        plain(params, x, labels)  # traced and compiled without numexpr
     finally:
         fd.config.update("jit_numexpr", True)
+    t_np, t_eager, t_jit, t_plain = round_robin_times(
+        [lambda: numpy_value_and_grad(params, x, labels), lambda: vg(params, x, labels),
+         lambda: jvg(params, x, labels), lambda: plain(params, x, labels)],
+        **(short_samples() if batch * width <= 4096 else {}))
     chains = len(jvg.lower(params, x, labels).fused_chains)
     return {"batch": batch, "width": width, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
             "jit_without_numexpr_s": t_plain, "fused_chains": chains,

@@ -193,7 +193,12 @@ def _extremum_vjp(needed, out, x, *, axes):
         count = np.add.reduce(hit, axis=axes)
     else:
         hit, count = _extremum_ties(x, out, axes)
-    return lambda ct: (elementwise.mul(_expand(elementwise.div(ct, count), shape, axes), hit),)
+
+    def pullback(ct):
+        if type(ct) is np.ndarray and type(hit) is np.ndarray:  # concrete: numpy directly
+            return (np.expand_dims(ct / count, axes) * hit,)
+        return (elementwise.mul(_expand(elementwise.div(ct, count), shape, axes), hit),)
+    return pullback
 
 
 def _extremum_card(name, numpy_fn, dispatched_fn):
