@@ -186,10 +186,10 @@ class Primitive:
     programs). Their signatures belong to the modules that run them.
     """
 
-    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "jvp",
-                 "transpose", "batch", "cost", "vjp", "vjp_factor", "batched_transpose",
-                 "nondifferentiable", "linear", "traits", "rewrites", "lowering",
-                 "scalar_lowering", "tape_rule", "bind", "__weakref__")
+    __slots__ = ("name", "multiple_results", "impl", "raw_impl", "impl_validator",
+                 "abstract_eval", "jvp", "transpose", "batch", "cost", "vjp", "vjp_factor",
+                 "batched_transpose", "nondifferentiable", "linear", "traits", "rewrites",
+                 "lowering", "scalar_lowering", "tape_rule", "bind", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -213,8 +213,29 @@ class Primitive:
         self.bind = binder(self)  # prim.bind(*args, **params) applies the primitive
         registry[name] = self
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "impl":
+            # An impl whose failures a shape rule reports (cards.checked_impl) is also
+            # kept without that wrapper: the eager hot paths call ``raw_impl`` and,
+            # when it raises, ``impl_failed`` (one Python frame fewer per operation).
+            object.__setattr__(self, "raw_impl", getattr(value, "unchecked", value))
+            object.__setattr__(self, "impl_validator", getattr(value, "validator", None))
+
     def __repr__(self) -> str:
         return self.name
+
+
+def impl_failed(primitive: Primitive, args: Sequence[Any], params: dict) -> None:
+    """Called in an ``except`` block around ``primitive.raw_impl(*args, **params)``:
+    raise the funcdiff error of the primitive's shape rule for these arguments
+    when it has one (the caller re-raises numpy's error otherwise), as
+    ``cards.checked_impl`` does for ``impl``."""
+    validator = primitive.impl_validator
+    if validator is None or isinstance(sys.exc_info()[1], FunctionalDiffError):
+        return
+    rule = validator.abstract_eval if isinstance(validator, Primitive) else validator
+    rule(*[get_aval(a) for a in args], **params)
 
 
 registry: dict[str, Primitive] = {}
@@ -427,7 +448,11 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
         if top.level == 0:
             if float_checks:  # fd.config's debug_nans / debug_infs
                 return checked_impl(primitive, args, params)
-            return primitive.impl(*args, **params)
+            try:
+                return primitive.raw_impl(*args, **params)
+            except Exception:
+                impl_failed(primitive, args, params)
+                raise
         if top is not trace_stack[-1]:  # an outer transform, or one that has returned
             level = top.level
             if level >= len(trace_stack) or trace_stack[level] is not top:

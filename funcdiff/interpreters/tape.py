@@ -215,7 +215,11 @@ class TapeTrace(Trace):
             if (not x_slot and isinstance(x_value, Tracer)) or (
                     not y_slot and isinstance(y_value, Tracer)):
                 return self._process(primitive, args, params, None)  # raises: escaped
-            out = primitive.impl(x_value, y_value, **params)
+            try:
+                out = primitive.raw_impl(x_value, y_value, **params)
+            except Exception:
+                core.impl_failed(primitive, (x_value, y_value), params)
+                raise
             aval = array_avals.get((out.shape, out.dtype)) or get_aval(out)
             if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
@@ -272,7 +276,11 @@ class TapeTrace(Trace):
                 primals.append(a)
                 needed.append(0)
         if not live or primitive.nondifferentiable:
-            out = primitive.impl(*primals, **params)
+            try:
+                out = primitive.raw_impl(*primals, **params)
+            except Exception:
+                core.impl_failed(primitive, primals, params)
+                raise
             if primitive.multiple_results:
                 return [TapeTracer(self, o, 0, get_aval(o)) for o in out]
             return TapeTracer(self, out, 0, get_aval(out))
@@ -285,7 +293,11 @@ class TapeTrace(Trace):
                     return outs
                 return _linearized_node(self, primitive, primals, needed, params)
         if out is None:
-            out = primitive.impl(*primals, **params)
+            try:
+                out = primitive.raw_impl(*primals, **params)
+            except Exception:
+                core.impl_failed(primitive, primals, params)
+                raise
         # a node whose pullback ``rule`` makes
         if primitive.multiple_results:
             return self.record(out, rule(needed, out, *primals, **params), needed)

@@ -53,6 +53,8 @@ def checked_impl(impl: Callable, validator: "Callable | Primitive") -> Callable:
             rule(*[get_aval(a) for a in args], **params)
             raise
     checked.__name__ = getattr(impl, "__name__", "impl")
+    # what Primitive keeps as raw_impl and impl_validator for its hot paths
+    checked.unchecked, checked.validator = impl, validator
     return checked
 
 
