@@ -613,7 +613,11 @@ def holds_foreign(x: Any) -> bool:
     if t is np.ndarray or t is float or t is int or t is NamespaceArray:
         return False
     if t is tuple or t is list:
-        return any(holds_foreign(e) for e in x)
+        for e in x:
+            t = type(e)
+            if not (t is np.ndarray or t is float or t is int) and holds_foreign(e):
+                return True
+        return False
     if t is dict:
         return any(holds_foreign(e) for e in x.values())
     return backend_of(x) is not None

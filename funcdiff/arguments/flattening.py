@@ -225,7 +225,7 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
         _check_differentiable(argnums, args, transform)
         raise
     for leaf in leaves:
-        if get_aval(leaf).dtype.kind not in "fc":
+        if (leaf.dtype if type(leaf) is np.ndarray else get_aval(leaf).dtype).kind not in "fc":
             _check_differentiable(argnums, args, transform)
     return leaves, tree
 
