@@ -311,7 +311,8 @@ def summary(result: dict) -> list[tuple[str, str, str]]:
         rows.append((f"MLP {size} eager value_and_grad / numpy", f"{r['eager_ratio']:.2f}",
                      "<= 6" if r["width"] <= 16 else "-"))
         rows.append((f"MLP {size} jit value_and_grad / numpy", f"{r['jit_ratio']:.2f}",
-                     "<= 1 (jax.jit: 0.73)" if r["width"] > 16 else "-"))
+                     "<= 1; at most jax.jit's time on one core" if r["width"] > 16
+                     else "-"))
         rows.append((f"MLP {size} jit without numexpr / numpy",
                      f"{r['jit_without_numexpr_ratio']:.2f}", "-"))
     chain = result["chain"]

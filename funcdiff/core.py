@@ -218,7 +218,7 @@ class Primitive:
         if name == "impl":
             # An impl whose failures a shape rule reports (cards.checked_impl) is also
             # kept without that wrapper: the eager hot paths call ``raw_impl`` and,
-            # when it raises, ``impl_failed`` (one Python frame fewer per operation).
+            # when it raises, ``impl_failed`` (a Python frame fewer per operation).
             object.__setattr__(self, "raw_impl", getattr(value, "unchecked", value))
             object.__setattr__(self, "impl_validator", getattr(value, "validator", None))
 
@@ -228,10 +228,17 @@ class Primitive:
 
 def impl_failed(primitive: Primitive, args: Sequence[Any], params: dict) -> None:
     """Called in an ``except`` block around ``primitive.raw_impl(*args, **params)``:
-    raise the funcdiff error of the primitive's shape rule for these arguments
-    when it has one (the caller re-raises numpy's error otherwise), as
-    ``cards.checked_impl`` does for ``impl``."""
-    validator = primitive.impl_validator
+    the failure reported as ``primitive.impl`` reports it (``report_failure``)."""
+    report_failure(primitive.impl_validator, args, params)
+
+
+def report_failure(validator: "Callable | Primitive | None", args: Sequence[Any],
+                   params: dict) -> None:
+    """Called in an ``except`` block around an impl's call: raise the funcdiff error
+    that ``validator`` (a shape rule, or a primitive whose rule is looked up then)
+    gives for these arguments' avals. When it gives none, or there is no
+    validator, or the impl raised a funcdiff error itself, return: the caller
+    re-raises the impl's error."""
     if validator is None or isinstance(sys.exc_info()[1], FunctionalDiffError):
         return
     rule = validator.abstract_eval if isinstance(validator, Primitive) else validator

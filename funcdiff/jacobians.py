@@ -402,8 +402,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
         # Eager, with no transform active: the gradient of the directional derivative
         # (reverse over forward), which runs on the tape; for an f whose second
         # derivatives are continuous the Hessian is symmetric and this is the same
-        # product. Under a transform the tape is unavailable, and forward over
-        # reverse needs no staging of the forward pass.
+        # product. Under a transform, where the tape is not used: forward over reverse.
         def directional(*xs):
             return _jvp(f, xs, tangents, False, "hvp")[1]
         out = grad(directional, argnums=argnums)(*primals)

@@ -15,9 +15,9 @@ from typing import Callable
 
 import numpy as np
 
-from funcdiff.core import (Primitive, ShapedArray, bind, binder, broadcast_shape, get_aval,
-                           instantiate)
-from funcdiff.errors import DTypeError, FunctionalDiffError, ShapeError
+from funcdiff.core import (Primitive, ShapedArray, bind, binder, broadcast_shape, instantiate,
+                           report_failure)
+from funcdiff.errors import DTypeError, ShapeError
 from funcdiff.interpreters.tape_nodes import BilinearRule
 
 
@@ -46,11 +46,8 @@ def checked_impl(impl: Callable, validator: "Callable | Primitive") -> Callable:
     def checked(*args, **params):
         try:
             return impl(*args, **params)
-        except FunctionalDiffError:
-            raise
         except Exception:
-            rule = validator.abstract_eval if isinstance(validator, Primitive) else validator
-            rule(*[get_aval(a) for a in args], **params)
+            report_failure(validator, args, params)
             raise
     checked.__name__ = getattr(impl, "__name__", "impl")
     # what Primitive keeps as raw_impl and impl_validator for its hot paths
