@@ -614,8 +614,8 @@ def holds_foreign(x: Any) -> bool:
         return False
     if t is tuple or t is list:
         for e in x:
-            t = type(e)
-            if not (t is np.ndarray or t is float or t is int) and holds_foreign(e):
+            te = type(e)
+            if not (te is np.ndarray or te is float or te is int) and holds_foreign(e):
                 return True
         return False
     if t is dict:
