@@ -127,7 +127,9 @@ class TapeTrace(Trace):
     primitives ran: a ``FactorNode`` for a primitive with one operand on the
     tape whose cotangent is the output's times its ``vjp_factor`` (asked only
     when that operand has the output's shape), a ``ProductNode`` for a
-    product, else a ``PullbackNode`` (one output) or ``MultiOutputNode``.
+    product, a ``SumNode`` for a sum or difference that broadcasts or has both
+    operands on the tape, else a ``PullbackNode`` (one output) or
+    ``MultiOutputNode``.
     ``next_slot`` is the next free cotangent slot. ``bind`` hands this trace
     its arguments unraised (``raw_args``): constants stay plain values.
     """
@@ -176,7 +178,7 @@ class TapeTrace(Trace):
                 elif slot_a and slot_a == slot_b:  # x * x: both partials
                     i, slot, shape = None, slot_a, shape_a
                 elif slot_a and slot_b and type(primitive.vjp) is SumRule:
-                    return self._sum(primitive, args, params, None)  # x + y: both on the tape
+                    return self._two_operands(primitive, args, params, None)  # both on the tape
                 primals = (a, b)
             if slot:
                 out = primitive.impl(*primals, **params)
@@ -189,7 +191,7 @@ class TapeTrace(Trace):
                 if shape is not None and shape != aval.shape:
                     # a broadcast operand: its cotangent is summed down to its shape
                     if type(primitive.vjp) is SumRule:
-                        return self._sum(primitive, args, params, out)
+                        return self._two_operands(primitive, args, params, out)
                     return self._process(primitive, args, params, out)
                 if i is None:
                     d = _both_factors(factor, out, primals, params)
@@ -201,41 +203,15 @@ class TapeTrace(Trace):
                     self.nodes.append(FactorNode(slot_out, slot, d))
                     return TapeTracer(self, out, slot_out, aval)
         elif type(primitive.vjp) is BilinearRule:
-            # A product (a layer's x @ W): the node BilinearRule stands for, made
-            # here without the general path's lists.
-            # (the two operands are read one after the other, not in a loop: this
-            # is the hottest path of a layer)
-            x, y = args
-            x_slot = y_slot = 0
-            x_value, y_value = x, y
-            if type(x) is TapeTracer and x._trace is self:
-                x_slot, x_value = x.slot, x.primal
-            if type(y) is TapeTracer and y._trace is self:
-                y_slot, y_value = y.slot, y.primal
-            if (not x_slot and isinstance(x_value, Tracer)) or (
-                    not y_slot and isinstance(y_value, Tracer)):
-                return self._process(primitive, args, params, None)  # raises: escaped
-            try:
-                out = primitive.raw_impl(x_value, y_value, **params)
-            except Exception:
-                core.impl_failed(primitive, (x_value, y_value), params)
-                raise
-            aval = array_avals.get((out.shape, out.dtype)) or get_aval(out)
-            if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
-                return TapeTracer(self, out, 0, aval)
-            slot = self.next_slot
-            self.next_slot = slot + 1
-            # keep only the operand each needed cotangent is made from
-            self.nodes.append(ProductNode(
-                slot, x_slot, y_slot, primitive, params,
-                UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
-                x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None))
-            return TapeTracer(self, out, slot, aval)
+            return self._two_operands(primitive, args, params, None)
         return self._process(primitive, args, params, out)
 
-    def _sum(self, primitive, args, params, out):
-        """A sum or difference (its card declares ``SumRule``) with numpy broadcasting
-        or both operands on the tape: a ``SumNode`` (``out`` as for ``_process``)."""
+    def _two_operands(self, primitive, args, params, out):
+        """A product (its card declares ``BilinearRule``: a layer's ``x @ W``) or a sum
+        or difference (``SumRule``: a layer's bias, broadcast) of two operands,
+        either or both on the tape: the ``ProductNode`` or ``SumNode`` the rule
+        stands for, made without the general path's lists (``out`` as for
+        ``_process``)."""
         x, y = args
         x_slot = y_slot = 0
         x_value, y_value = x, y
@@ -247,16 +223,29 @@ class TapeTrace(Trace):
                 not y_slot and isinstance(y_value, Tracer)):
             return self._process(primitive, args, params, out)  # raises: escaped
         if out is None:
-            out = primitive.impl(x_value, y_value, **params)
-        aval = get_aval(out)
-        if aval.dtype.kind not in "fc":
+            try:
+                out = primitive.raw_impl(x_value, y_value, **params)
+            except Exception:
+                core.impl_failed(primitive, (x_value, y_value), params)
+                raise
+        aval = array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray else None
+        if aval is None:
+            aval = get_aval(out)
+        if not (x_slot or y_slot) or aval.dtype.kind not in "fc":
             return TapeTracer(self, out, 0, aval)
-        shape = aval.shape
         slot = self.next_slot
         self.next_slot = slot + 1
-        self.nodes.append(SumNode(
-            slot, [x_slot, y_slot], broadcast_axes(x._aval.shape, shape) if x_slot else None,
-            broadcast_axes(y._aval.shape, shape) if y_slot else None, primitive.vjp.negate))
+        rule = primitive.vjp
+        if type(rule) is SumRule:
+            shape = aval.shape
+            self.nodes.append(SumNode(
+                slot, [x_slot, y_slot], broadcast_axes(x._aval.shape, shape) if x_slot else None,
+                broadcast_axes(y._aval.shape, shape) if y_slot else None, rule.negate))
+        else:  # keep only the operand each needed cotangent is made from
+            self.nodes.append(ProductNode(
+                slot, x_slot, y_slot, primitive, params,
+                UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
+                x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None))
         return TapeTracer(self, out, slot, aval)
 
     def _process(self, primitive, args, params, out):
