@@ -398,6 +398,7 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
             "hvp expects primals and tangents as tuples or lists of arguments, e.g. "
             f"fd.hvp(f, (x,), (v,)); got {type(primals).__name__}.")
     argnums = tuple(range(len(primals)))
+    f = _scalar_valued(f, "hvp")
     if tape.usable():
         # Eager, with no transform active: the gradient of the directional derivative
         # (reverse over forward), which runs on the tape; for an f whose second
@@ -409,6 +410,22 @@ def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     else:
         out = _jvp(grad(f, argnums=argnums), tuple(primals), tangents, False, "hvp")[1]
     return out[0] if len(primals) == 1 else out
+
+
+def _scalar_valued(f: Callable, transform: str) -> Callable:
+    """``f``, raising an error that names ``transform`` when it returns anything but
+    one scalar (the products of the Hessian need a scalar function)."""
+    @wraps(f)
+    def scalar_f(*args):
+        out = f(*args)
+        if not is_array_like(out) or get_aval(out).shape != ():
+            what = get_aval(out).str_short() if is_array_like(out) else type(out).__name__
+            raise DifferentiationError(
+                f"{transform} needs f to return one scalar, but f returned {what}. Reduce the "
+                "output to the scalar whose curvature you want (e.g. .sum()), or use "
+                "jacfwd(jacrev(f)) for the second derivatives of every output.")
+        return out
+    return scalar_f
 
 
 def elementwise_grad(f: Callable, argnums: int | Sequence[int] = 0,

@@ -355,6 +355,11 @@ def test_hvp_errors_name_hvp():
         fd.hvp(f, (np.ones(3),), (np.ones(4),))
     with pytest.raises(InvalidArgumentError, match=r"^hvp expects primals and tangents as tuples"):
         fd.hvp(f, np.ones(3), np.ones(3))
+    for g in (fnp.sin, lambda z: (fnp.sum(z), z)):  # not one scalar: eager and under jit
+        with pytest.raises(DifferentiationError, match=r"^hvp needs f to return one scalar"):
+            fd.hvp(g, (np.ones(3),), (np.ones(3),))
+        with pytest.raises(DifferentiationError, match=r"^hvp needs f to return one scalar"):
+            fd.jit(lambda x: fd.hvp(g, (x,), (x,)))(np.ones(3))
 
 
 def test_grad_of_an_integer_scalar_says_it_has_no_derivative():
