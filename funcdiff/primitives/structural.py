@@ -30,6 +30,7 @@ from funcdiff.compiler.lowerings import (CONSTANT_VIEW, lower_concatenate, lower
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import AxisError, ShapeError
 from funcdiff.interpreters import batching
+from funcdiff.interpreters.tape_nodes import broadcast_axes, summed_down
 from funcdiff.interpreters.transpose import is_undefined
 from funcdiff.passes import traits as passes
 from funcdiff.passes.rules import ANY, defined_by, identity, on_zeros, rewrite, zeros
@@ -293,18 +294,9 @@ def broadcast_to(x, shape):
 
 
 def unbroadcast(x, shape):
-    """Sum ``x`` down to ``shape``: the transpose of numpy broadcasting."""
-    in_shape = get_aval(x).shape
-    shape = tuple(shape)
-    if in_shape == shape:
-        return x
-    lead = len(in_shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and in_shape[lead + i] != 1)
-    out = roles.REDUCE_SUM.primitive.bind(x, axes=axes) if axes else x
-    if get_aval(out).shape != shape:
-        out = reshape(out, new_sizes=shape)
-    return out
+    """Sum ``x`` down to ``shape``: the transpose of numpy broadcasting (the tape's
+    ``summed_down``, whose axes are planned once per pair of shapes)."""
+    return summed_down(x, broadcast_axes(tuple(shape), get_aval(x).shape))
 
 
 def moveaxis(x, source, destination):
