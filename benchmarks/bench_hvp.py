@@ -97,7 +97,7 @@ def bench_size(batch: int, width: int) -> dict:
             np.testing.assert_allclose(gb, rb, rtol=1e-8, atol=1e-12)
     t_np, t_eager, t_jit = round_robin_times(
         [lambda: numpy_hvp(params, v, x, labels), eager, lambda: jitted(params, v, x, labels)],
-        **(short_samples() if batch * width <= 4096 else {}))
+        **short_samples(batch * width))
     return {"batch": batch, "width": width, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
             "eager_ratio": t_eager / t_np, "jit_ratio": t_jit / t_np}
 
@@ -131,7 +131,7 @@ def compare(result: dict, libs: list[str], quick: bool) -> list[dict]:
             for (gw, gb), (rw, rb) in zip(got, ref):
                 np.testing.assert_allclose(np.asarray(gw), rw, rtol=1e-7, atol=1e-11)
                 np.testing.assert_allclose(np.asarray(gb), rb, rtol=1e-7, atol=1e-11)
-            t = best_time(fn, **(short_samples() if r["batch"] * r["width"] <= 4096 else {}))
+            t = best_time(fn, **short_samples(r["batch"] * r["width"]))
             ours = r["jit_s"] if variant == "jit" else r["eager_s"]
             rows.append({"workload": f"MLP hvp {r['batch']}x{r['width']}", "library": lib,
                          "seconds": t, "funcdiff_seconds": ours, "funcdiff_variant": variant,

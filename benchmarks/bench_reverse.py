@@ -99,7 +99,7 @@ def bench_mlp(batch, width, rng):
     t_np, t_eager, t_jit, t_plain = round_robin_times(
         [lambda: numpy_value_and_grad(params, x, labels), lambda: vg(params, x, labels),
          lambda: jvg(params, x, labels), lambda: plain(params, x, labels)],
-        **(short_samples() if batch * width <= 4096 else {}))
+        **short_samples(batch * width))
     chains = len(jvg.lower(params, x, labels).fused_chains)
     return {"batch": batch, "width": width, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
             "jit_without_numexpr_s": t_plain, "fused_chains": chains,

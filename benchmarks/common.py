@@ -72,11 +72,12 @@ def round_robin_times(fns: list[Callable[[], Any]], *, repeat: int | None = None
     return best
 
 
-def short_samples() -> dict:
-    """``best_time`` settings for work under a millisecond: many short samples,
-    which find the quiet moments of a shared machine (none under run.py --quick,
-    whose shortened defaults then apply)."""
-    if best_time.__kwdefaults__["repeat"] < 5:  # run.py --quick
+def short_samples(size: int) -> dict:
+    """``best_time`` settings for a workload over arrays of ``size`` elements: for
+    small ones (work under a millisecond), many short samples, which find the
+    quiet moments of a shared machine; none for large ones, or under run.py
+    --quick, whose shortened defaults then apply."""
+    if size > 4096 or best_time.__kwdefaults__["repeat"] < 5:
         return {}
     return {"repeat": 25, "min_time": 0.01}
 

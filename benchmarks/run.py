@@ -121,8 +121,7 @@ def _compare_reverse(result: dict, libs: list[str], quick: bool) -> list[dict]:
             fn, variant = _mlp_value_and_grad(lib, params, x, labels)
             loss = fn()
             np.testing.assert_allclose(float(loss), ref_loss, rtol=1e-8)
-            small = r["batch"] * r["width"] <= 4096
-            t = common.best_time(fn, **(common.short_samples() if small else {}))
+            t = common.best_time(fn, **common.short_samples(r["batch"] * r["width"]))
             ours = r["jit_s"] if variant == "jit" else r["eager_s"]
             rows.append({"workload": f"MLP value_and_grad {r['batch']}x{r['width']}",
                          "library": lib, "seconds": t, "funcdiff_seconds": ours,

@@ -477,14 +477,19 @@ def test_singular_factors_are_plain_only_where_finite():
     np.testing.assert_allclose(fd.grad(lambda x: fnp.sum(fnp.log(x) / 3.0))(x), 1 / (3 * x))
 
 
-def test_eager_hvp_runs_on_the_tape_and_agrees_with_forward_over_reverse():
+def test_eager_hvp_runs_on_the_tape_and_agrees_with_forward_over_reverse(monkeypatch):
     def f(w):
         return fnp.sum(fnp.tanh(w[:2] * w[1:]) ** 2) + fnp.max(w) * fnp.sum(fnp.exp(w))
 
+    calls = []
+    real = fd.api.tape_vjp_flat
+    monkeypatch.setattr(fd.api, "tape_vjp_flat", lambda *a, **k: calls.append(1) or real(*a, **k))
     w, v = np.array([0.3, -1.2, 0.7]), np.array([1.0, 0.5, -2.0])
     eager = fd.hvp(f, (w,), (v,))
+    assert calls == [1]  # one pass on the tape
     with tape.disabled():
         staged = fd.hvp(f, (w,), (v,))
+    assert calls == [1]
     forward_over_reverse = fd.jvp(fd.grad(f), (w,), (v,))[1]
     np.testing.assert_allclose(eager, forward_over_reverse, rtol=1e-12)
     np.testing.assert_allclose(staged, forward_over_reverse, rtol=1e-12)
