@@ -200,7 +200,7 @@ class TapeTrace(Trace):
                 if d is not False:
                     slot_out = self.next_slot
                     self.next_slot = slot_out + 1
-                    self.nodes.append(FactorNode(slot_out, slot, d))
+                    self.nodes.append((slot_out, slot, d))  # a FactorNode
                     return TapeTracer(self, out, slot_out, aval)
         elif type(primitive.vjp) is BilinearRule:
             return self._two_operands(primitive, args, params, None)
@@ -401,12 +401,12 @@ def checked_node(node, operation: str, line: str):
     applied at ``line`` and checks the cotangents it gives."""
     kind = type(node)
     if kind is FactorNode:
-        factor = node.factor
+        _, input_slot, factor = node
 
         def pullback(ct):
             d = factor.value() if type(factor) is OutputFactor else factor
             return [ct if d is None else MUL.primitive.bind(ct, d)]
-        needed = [node.input_slot]
+        needed = [input_slot]
     elif kind is ProductNode:
         pullback, needed = node.pull_back, [node.x_slot, node.y_slot]
     else:
@@ -423,9 +423,10 @@ def checked_node(node, operation: str, line: str):
         finally:
             core.float_context.pop()
         return results
+    slot = node[0] if kind is FactorNode else node.slot
     if kind is MultiOutputNode:
-        return MultiOutputNode(node.slot, needed, checked, node.out_avals)
-    return PullbackNode(node.slot, needed, checked)
+        return MultiOutputNode(slot, needed, checked, node.out_avals)
+    return PullbackNode(slot, needed, checked)
 
 
 def recording() -> TapeTrace | None:

@@ -49,16 +49,15 @@ def pull_back_batched(fn: TapeFunction, cts_out: Sequence[Any], size: int) -> li
     for node in reversed(fn.nodes):
         kind = type(node)
         if kind is FactorNode:
-            ct = cts[node.slot]
+            slot, s, d = node
+            ct = cts[slot]
             if ct is None:
                 continue
-            cts[node.slot] = None
-            d = node.factor
+            cts[slot] = None
             if d is not None:
                 if type(d) is OutputFactor:
                     d = d.value()
                 ct = ct * d if type(ct) is np.ndarray else _scaled(ct, d)
-            s = node.input_slot
             prev = cts[s]
             cts[s] = ct if prev is None else _add_batched(prev, ct)
             continue

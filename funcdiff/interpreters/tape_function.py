@@ -65,19 +65,17 @@ class TapeFunction:
         for node in _popped(nodes) if release else reversed(nodes):
             kind = type(node)
             if kind is FactorNode:  # the bulk of scalar code: no call
-                slot = node.slot
+                slot, s, factor = node
                 ct = cts[slot]
                 if ct is None:
                     continue
                 cts[slot] = None
-                factor = node.factor
                 if factor is not None:  # ct * factor, inline
                     if type(factor) is OutputFactor:
                         factor = factor.value()
                     ct = (roles.MUL.primitive.bind(ct, factor) if isinstance(ct, Tracer)
                           else ct * factor)
                     factor = None  # a factor computed now is freed now, not at the next node
-                s = node.input_slot
                 prev = cts[s]
                 cts[s] = ct if prev is None else add_cotangents(prev, ct)
                 continue

@@ -9,7 +9,8 @@ the inputs that receive cotangents (0 for an input not on the tape):
 
 - ``FactorNode``: an elementwise operation of one value on the tape, whose
   cotangent is the output's times ``factor`` (None for 1; an ``OutputFactor``
-  is computed when the backward pass needs it);
+  is computed when the backward pass needs it): the tuple
+  ``(slot, input_slot, factor)``;
 - ``ProductNode``: a product (a layer's ``x @ W``, any primitive whose card
   declares ``BilinearRule``), keeping only the operand each needed cotangent
   is made from, and transposed by the primitive's own rule;
@@ -40,15 +41,11 @@ from funcdiff.interpreters.transpose import UndefinedPrimal
 
 
 
-class FactorNode:
-    """The cotangent of the input at ``input_slot`` is the output's times ``factor``."""
-
-    __slots__ = ("slot", "input_slot", "factor")
-
-    def __init__(self, slot: int, input_slot: int, factor: Any):
-        self.slot = slot
-        self.input_slot = input_slot
-        self.factor = factor  # None (a factor of 1), a value, or an OutputFactor
+# A factor node is the plain tuple ``(slot, input_slot, factor)``: the cotangent of
+# the input at ``input_slot`` is the output's times ``factor`` (None for a factor of
+# 1, a value, or an OutputFactor). It is the node of most scalar code, and a tuple
+# is made and unpacked without a Python frame; no other node is a tuple.
+FactorNode = tuple
 
 
 class OutputFactor:
