@@ -151,60 +151,69 @@ class TapeTrace(Trace):
         return TapeTracer(self, val, 0, get_aval(val))  # slot 0: off the tape
 
     def process_primitive(self, primitive, args, params):
-        out = None
         factor = primitive.vjp_factor
-        if factor is not None:
-            # An elementwise primitive of one value on the tape, the bulk of scalar
-            # code: when its cotangent is ct * d, the node keeps d (no pullback), and
-            # this path stays inline, without the general one's lists.
-            slot = 0
-            a = args[0]
-            if len(args) == 1:
-                if type(a) is TapeTracer and a._trace is self:
-                    i, slot, shape, primals = 0, a.slot, None, (a.primal,)
-            else:
-                b = args[1]
-                slot_a = slot_b = 0
-                if type(a) is TapeTracer and a._trace is self:
-                    slot_a, shape_a, a = a.slot, a._aval.shape, a.primal
-                if type(b) is TapeTracer and b._trace is self:
-                    slot_b, shape_b, b = b.slot, b._aval.shape, b.primal
-                if slot_a and not slot_b:
-                    if not isinstance(b, Tracer):
-                        i, slot, shape = 0, slot_a, shape_a
-                elif slot_b and not slot_a:
-                    if not isinstance(a, Tracer):
-                        i, slot, shape = 1, slot_b, shape_b
-                elif slot_a and slot_a == slot_b:  # x * x: both partials
-                    i, slot, shape = None, slot_a, shape_a
-                elif slot_a and slot_b and type(primitive.vjp) is SumRule:
-                    return self._two_operands(primitive, args, params, None)  # both on the tape
-                primals = (a, b)
-            if slot:
-                out = primitive.impl(*primals, **params)
-                if type(out) is np.ndarray:
-                    aval = array_avals.get((out.shape, out.dtype)) or get_aval(out)
-                else:
-                    aval = scalar_avals.get(type(out)) or get_aval(out)
-                if aval.dtype.kind not in "fc":
-                    return TapeTracer(self, out, 0, aval)
-                if shape is not None and shape != aval.shape:
-                    # a broadcast operand: its cotangent is summed down to its shape
-                    if type(primitive.vjp) is SumRule:
-                        return self._two_operands(primitive, args, params, out)
-                    return self._process(primitive, args, params, out)
-                if i is None:
-                    d = _both_factors(factor, out, primals, params)
-                else:
-                    d = factor(i, out, *primals, **params)
-                if d is not False:
-                    slot_out = self.next_slot
-                    self.next_slot = slot_out + 1
-                    self.nodes.append((slot_out, slot, d))  # a FactorNode
-                    return TapeTracer(self, out, slot_out, aval)
-        elif type(primitive.vjp) is BilinearRule:
-            return self._two_operands(primitive, args, params, None)
-        return self._process(primitive, args, params, out)
+        if factor is None:
+            if type(primitive.vjp) is BilinearRule:
+                return self._two_operands(primitive, args, params, None)
+            return self._process(primitive, args, params, None)
+        # An elementwise primitive of one value on the tape, the bulk of scalar code:
+        # when its cotangent is ct * d, the node keeps d (no pullback), and this path
+        # stays inline, without the general one's lists.
+        a = args[0]
+        if len(args) == 1:
+            if type(a) is not TapeTracer or a._trace is not self:
+                return self._process(primitive, args, params, None)
+            x = a.primal
+            out = primitive.impl(x, **params)
+            aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
+                    else scalar_avals.get(type(out))) or get_aval(out)
+            if aval.dtype.kind not in "fc":
+                return TapeTracer(self, out, 0, aval)
+            d = factor(0, out, x, **params)  # an elementwise output has its operand's shape
+            if d is False:
+                return self._process(primitive, args, params, out)
+            slot = self.next_slot
+            self.next_slot = slot + 1
+            self.nodes.append((slot, a.slot, d))  # a FactorNode
+            return TapeTracer(self, out, slot, aval)
+        b = args[1]
+        slot_a = slot_b = 0
+        if type(a) is TapeTracer and a._trace is self:
+            slot_a, shape, a = a.slot, a._aval.shape, a.primal
+        if type(b) is TapeTracer and b._trace is self:
+            slot_b, shape_b, b = b.slot, b._aval.shape, b.primal
+        if slot_a and not slot_b:
+            if isinstance(b, Tracer):
+                return self._process(primitive, args, params, None)
+            i, slot = 0, slot_a
+        elif slot_b and not slot_a:
+            if isinstance(a, Tracer):
+                return self._process(primitive, args, params, None)
+            i, slot, shape = 1, slot_b, shape_b
+        elif slot_a and slot_a == slot_b:  # x * x: both partials
+            i, slot = None, slot_a
+        elif slot_a and slot_b and type(primitive.vjp) is SumRule:
+            return self._two_operands(primitive, args, params, None)  # both on the tape
+        else:
+            return self._process(primitive, args, params, None)
+        out = primitive.impl(a, b, **params)
+        aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
+                else scalar_avals.get(type(out))) or get_aval(out)
+        if aval.dtype.kind not in "fc":
+            return TapeTracer(self, out, 0, aval)
+        if shape != aval.shape:
+            # a broadcast operand: its cotangent is summed down to its shape
+            if type(primitive.vjp) is SumRule:
+                return self._two_operands(primitive, args, params, out)
+            return self._process(primitive, args, params, out)
+        d = (factor(i, out, a, b, **params) if i is not None
+             else _both_factors(factor, out, (a, b), params))
+        if d is False:
+            return self._process(primitive, args, params, out)
+        slot_out = self.next_slot
+        self.next_slot = slot_out + 1
+        self.nodes.append((slot_out, slot, d))  # a FactorNode
+        return TapeTracer(self, out, slot_out, aval)
 
     def _two_operands(self, primitive, args, params, out):
         """A product (its card declares ``BilinearRule``: a layer's ``x @ W``) or a sum
