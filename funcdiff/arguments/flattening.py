@@ -198,6 +198,7 @@ def describe(aval: ShapedArray) -> str:
     return aval.str_short()
 
 
+_INEXACT_SCALARS = frozenset({np.float32, np.float64, np.complex64, np.complex128})
 _leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
 _LEAF_TREE = tree_flatten(0.0)[1]  # the tree of a single array
 
@@ -206,13 +207,14 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
     """The flat leaves and tree of ``args[argnums]``, which must be float or complex
     arrays (``check_complex_inputs`` then applies each transform's rule).
 
-    Plain float arrays (the common case) need no flattening; other arguments
-    are flattened once, and the error path flattens argument by argument to
-    name the offending argument and leaf.
+    Plain float arrays and numpy float scalars (the common cases) need no
+    flattening; other arguments are flattened once, and the error path flattens
+    argument by argument to name the offending argument and leaf.
     """
     leaves = [args[i] for i in argnums]
     for x in leaves:
-        if type(x) is not np.ndarray or x.dtype.kind not in "fc":
+        t = type(x)
+        if t not in _INEXACT_SCALARS and (t is not np.ndarray or x.dtype.kind not in "fc"):
             break
     else:
         tree = _leaf_tuples.get(len(leaves))
