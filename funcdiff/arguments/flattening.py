@@ -203,23 +203,33 @@ _leaf_tuples: dict[int, PyTreeDef] = {}  # the tree of a tuple of k arrays, by k
 _LEAF_TREE = tree_flatten(0.0)[1]  # the tree of a single array
 
 
+def _all_inexact(leaves: Sequence[Any]) -> bool:
+    """Whether every leaf is a plain float or complex numpy array or numpy scalar."""
+    for x in leaves:
+        t = type(x)
+        if t not in _INEXACT_SCALARS and (t is not np.ndarray or x.dtype.kind not in "fc"):
+            return False
+    return True
+
+
 def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transform: str):
     """The flat leaves and tree of ``args[argnums]``, which must be float or complex
     arrays (``check_complex_inputs`` then applies each transform's rule).
 
     Plain float arrays and numpy float scalars (the common cases) need no
-    flattening; other arguments are flattened once, and the error path flattens
-    argument by argument to name the offending argument and leaf.
+    flattening, and containers of them are flattened once and checked in one
+    pass; other arguments are checked leaf by leaf (``flatten_args``), and the
+    error path flattens argument by argument to name the offending argument and
+    leaf.
     """
     leaves = [args[i] for i in argnums]
-    for x in leaves:
-        t = type(x)
-        if t not in _INEXACT_SCALARS and (t is not np.ndarray or x.dtype.kind not in "fc"):
-            break
-    else:
+    if _all_inexact(leaves):
         tree = _leaf_tuples.get(len(leaves))
         if tree is None:
             tree = _leaf_tuples[len(leaves)] = tree_flatten(tuple(leaves))[1]
+        return leaves, tree
+    leaves, tree = tree_flatten(tuple(leaves))
+    if _all_inexact(leaves):  # containers (a list of layers) of plain float arrays
         return leaves, tree
     try:
         leaves, tree = flatten_args([args[i] for i in argnums], transform)

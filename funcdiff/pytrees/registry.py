@@ -114,8 +114,18 @@ def flatten_into(tree: Any, leaves: list, is_leaf: IsLeaf) -> Any:
         return LEAF
     node_type = type(tree)
     if (node_type is tuple or node_type is list) and is_leaf is None:
-        # arguments and parameters are mostly tuples and lists: no registry lookup
-        return (node_type, None, tuple([flatten_into(c, leaves, None) for c in tree]))
+        # arguments and parameters are mostly tuples and lists of arrays: no registry
+        # lookup for the containers, and no call for a leaf
+        children = []
+        for c in tree:
+            t = type(c)
+            if t is not tuple and t is not list and t not in registry and not (
+                    isinstance(c, tuple) and hasattr(t, "_fields")):
+                leaves.append(c)
+                children.append(LEAF)
+            else:
+                children.append(flatten_into(c, leaves, None))
+        return (node_type, None, tuple(children))
     kind = registry.get(node_type)
     if kind is None:
         if not (isinstance(tree, tuple) and hasattr(node_type, "_fields")):
@@ -131,10 +141,11 @@ def build(node: Any, leaves: Iterable) -> Any:
     if node is LEAF:
         return next(leaves)
     node_type = node[0]
-    if node_type is tuple:
-        return tuple([build(c, leaves) for c in node[2]])
-    if node_type is list:
-        return [build(c, leaves) for c in node[2]]
+    if node_type is tuple or node_type is list:
+        children = []
+        for c in node[2]:
+            children.append(next(leaves) if c is LEAF else build(c, leaves))
+        return tuple(children) if node_type is tuple else children
     return kind_of(node).unflatten(node[1], [build(c, leaves) for c in node[2]])
 
 
