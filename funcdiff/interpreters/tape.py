@@ -165,11 +165,14 @@ class TapeTrace(Trace):
                 return self._process(primitive, args, params, None)
             x = a.primal
             out = primitive.impl(x, **params)
-            aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
-                    else scalar_avals.get(type(out))) or get_aval(out)
+            if type(out) is type(x) and (type(out) is not np.ndarray or out.dtype is x.dtype):
+                aval = a._aval  # an elementwise output has its operand's shape
+            else:
+                aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
+                        else scalar_avals.get(type(out))) or get_aval(out)
             if aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
-            d = factor(0, out, x, **params)  # an elementwise output has its operand's shape
+            d = factor(0, out, x, **params)
             if d is False:
                 return self._process(primitive, args, params, out)
             slot = self.next_slot
