@@ -10,7 +10,7 @@ pullback.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from funcdiff import core, dtypes, roles
 from funcdiff.core import Tracer, Zero, get_aval, new_main
@@ -62,7 +62,9 @@ class TapeFunction:
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
         if release:
             self.nodes = None
-        for node in _popped(nodes) if release else reversed(nodes):
+        for node in reversed(nodes):
+            if release:
+                nodes.pop()  # this node: the iterator goes on at the one before it
             kind = type(node)
             if kind is FactorNode:  # the bulk of scalar code: no call
                 slot, s, factor = node
@@ -110,12 +112,6 @@ class TapeFunction:
                     prev = cts[s]
                     cts[s] = c if prev is None else add_cotangents(prev, c)
         return [cts[s] if s is not None else None for s in self.in_slots]
-
-
-def _popped(nodes: list) -> Iterator[Any]:
-    """The nodes from the last, each removed from ``nodes`` as it is handed out."""
-    while nodes:
-        yield nodes.pop()
 
 
 def tape_vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
