@@ -272,6 +272,22 @@ def test_constants_and_integers_stay_tracers_without_nodes():
     assert seen["c"] is np.ndarray
 
 
+
+@pytest.mark.parametrize("op", [fnp.sin, fnp.abs, lambda c: c * 3.0, lambda c: c * c])
+def test_an_elementwise_function_of_a_float_constant_on_the_tape_is_a_constant(op):
+    # c is on the tape at slot 0 (an input not differentiated): what is computed
+    # from it alone carries no derivative, so it converts to a number, as
+    # autograd-style fixed-point loops do with their distance
+    def f(x, c):
+        d = op(c)
+        assert not d.carries_derivative()
+        return x * float(d)
+    outs, pullback = tape_function.tape_vjp_flat(lambda x, c: [f(x, c)], [np.float64(2.0),
+                                                                        np.float64(0.5)],
+                                                  in_mask=[True, False])
+    assert len(pullback.nodes) == 1  # the product with x only
+    np.testing.assert_allclose(pullback.pull_back([np.float64(1.0)])[0], float(op(0.5)))
+
 def test_unused_and_integer_arguments():
     g = fd.grad(lambda x, y: fnp.sum(x * 2.0), argnums=(0, 1))(np.ones(2), np.ones(3))
     np.testing.assert_array_equal(g[0], [2.0, 2.0])

@@ -161,8 +161,8 @@ class TapeTrace(Trace):
         # stays inline, without the general one's lists.
         a = args[0]
         if len(args) == 1:
-            if type(a) is not TapeTracer or a._trace is not self:
-                return self._process(primitive, args, params, None)
+            if type(a) is not TapeTracer or a._trace is not self or not a.slot:
+                return self._process(primitive, args, params, None)  # slot 0: a constant
             x = a.primal
             out = primitive.impl(x, **params)
             if type(out) is type(x) and (type(out) is not np.ndarray or out.dtype is x.dtype):
