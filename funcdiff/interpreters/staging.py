@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from funcdiff import core
-from funcdiff.core import (MainTrace, ShapedArray, Trace, Tracer, concretization_error,
+from funcdiff.core import (ShapedArray, Trace, Tracer, concretization_error,
                            get_aval, new_main)
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.ir import (ClosedJaxpr, DerivativeSource, Eqn, Jaxpr, Literal, Var, current_source,
