@@ -50,13 +50,18 @@ def as_leaf(x: Any, transform: str, where: str) -> Any:
 
 def flatten_args(args: Sequence[Any], transform: str, name: str = "argument"):
     leaves, tree = tree_flatten(tuple(args))
+    return checked_leaves(leaves, transform, name), tree
+
+
+def checked_leaves(leaves: Sequence[Any], transform: str, name: str = "argument") -> list:
+    """Flat leaves as values funcdiff can trace (``as_leaf``), or its clear error."""
     out = []
     for i, x in enumerate(leaves):
         if type(x) is np.ndarray and x.dtype.kind in dtypes.SUPPORTED_KINDS:
             out.append(x)  # the common case, checked without building the error text
         else:
             out.append(as_leaf(x, transform, f"{name} leaf {i}"))
-    return out, tree
+    return out
 
 
 def normalize_argnums(argnums: int | Sequence[int], nargs: int, transform: str) -> tuple[int, ...]:
@@ -218,7 +223,7 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
 
     Plain float arrays and numpy float scalars (the common cases) need no
     flattening, and containers of them are flattened once and checked in one
-    pass; other arguments are checked leaf by leaf (``flatten_args``), and the
+    pass; other arguments are checked leaf by leaf (``checked_leaves``), and the
     error path flattens argument by argument to name the offending argument and
     leaf.
     """
@@ -232,7 +237,7 @@ def differentiable_leaves(args: Sequence[Any], argnums: tuple[int, ...], transfo
     if _all_inexact(leaves):  # containers (a list of layers) of plain float arrays
         return leaves, tree
     try:
-        leaves, tree = flatten_args([args[i] for i in argnums], transform)
+        leaves = checked_leaves(leaves, transform)
     except InvalidArgumentError:
         _check_differentiable(argnums, args, transform)
         raise
