@@ -65,10 +65,10 @@ def gather_jvp(primals, tangents, *, axis):
 def gather_transpose(ct, x, indices, *, axis):
     # Repeated indices read one element several times, so their cotangents add.
     if type(ct) is np.ndarray and type(indices) is np.ndarray and ct.dtype == x.aval.dtype:
-        # concrete (the eager tape's backward pass): scatter_add's own numpy, directly
-        out = np.zeros(x.aval.shape, ct.dtype)
-        np.add.at(out, (slice(None),) * axis + (indices,), ct)
-        return [out, None]
+        # concrete (the eager tape's backward pass): scatter_add's impl, without a bind
+        scatter_add = roles.SCATTER_ADD.primitive
+        return [scatter_add.raw_impl(np.zeros(x.aval.shape, ct.dtype), indices, ct, axis=axis),
+                None]
     return [roles.SCATTER_ADD.primitive.bind(zeros_like(x), indices, ct, axis=axis), None]
 
 
