@@ -455,8 +455,9 @@ def binder(primitive: Primitive) -> Callable[..., Any]:
         if top.level == 0:
             if float_checks:  # fd.config's debug_nans / debug_infs
                 return checked_impl(primitive, args, params)
-            try:
-                return primitive.raw_impl(*args, **params)
+            try:  # (an empty **params costs a dict: most operations have none)
+                return (primitive.raw_impl(*args, **params) if params
+                        else primitive.raw_impl(*args))
             except Exception:
                 impl_failed(primitive, args, params)
                 raise

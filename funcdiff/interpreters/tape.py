@@ -164,7 +164,8 @@ class TapeTrace(Trace):
             if type(a) is not TapeTracer or a._trace is not self or not a.slot:
                 return self._process(primitive, args, params, None)  # slot 0: a constant
             x = a.primal
-            out = primitive.impl(x, **params)
+            # (an empty ``**params`` still costs a dict per call: most operations have none)
+            out = primitive.impl(x, **params) if params else primitive.impl(x)
             if type(out) is type(x) and (type(out) is not np.ndarray or out.dtype is x.dtype):
                 aval = a._aval  # an elementwise output has its operand's shape
             else:
@@ -172,7 +173,7 @@ class TapeTrace(Trace):
                         else scalar_avals.get(type(out))) or get_aval(out)
             if aval.dtype.kind not in "fc":
                 return TapeTracer(self, out, 0, aval)
-            d = factor(0, out, x, **params)
+            d = factor(0, out, x, **params) if params else factor(0, out, x)
             if d is False:
                 return self._process(primitive, args, params, out)
             slot = self.next_slot
@@ -199,7 +200,7 @@ class TapeTrace(Trace):
             return self._two_operands(primitive, args, params, None)  # both on the tape
         else:
             return self._process(primitive, args, params, None)
-        out = primitive.impl(a, b, **params)
+        out = primitive.impl(a, b, **params) if params else primitive.impl(a, b)
         aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
                 else scalar_avals.get(type(out))) or get_aval(out)
         if aval.dtype.kind not in "fc":
@@ -209,8 +210,10 @@ class TapeTrace(Trace):
             if type(primitive.vjp) is SumRule:
                 return self._two_operands(primitive, args, params, out)
             return self._process(primitive, args, params, out)
-        d = (factor(i, out, a, b, **params) if i is not None
-             else _both_factors(factor, out, (a, b), params))
+        if i is None:
+            d = _both_factors(factor, out, (a, b), params)
+        else:
+            d = factor(i, out, a, b, **params) if params else factor(i, out, a, b)
         if d is False:
             return self._process(primitive, args, params, out)
         slot_out = self.next_slot

@@ -60,11 +60,13 @@ class TapeFunction:
             if slot is not None and ct is not None and type(ct) is not Zero:
                 prev = cts[slot]
                 cts[slot] = ct if prev is None else add_cotangents(prev, ct)
-        if release:
+        if release:  # pop each node as it is visited (None, put first, ends the loop)
             self.nodes = None
-        for node in reversed(nodes):
-            if release:
-                nodes.pop()  # this node: the iterator goes on at the one before it
+            nodes.insert(0, None)
+            order = iter(nodes.pop, None)
+        else:
+            order = reversed(nodes)
+        for node in order:
             kind = type(node)
             if kind is FactorNode:  # the bulk of scalar code: no call
                 slot, s, factor = node

@@ -314,10 +314,16 @@ def _caller_module() -> str:
 
 def unary_ufunc(name: str, prepare: Callable, op: Callable, summary: str,
                  example: str = "") -> Callable:
+    floats_pass = prepare is float_arg  # its commonest case, a float input, checked inline
+
     def ufunc(x, /, out=None, *, where=True, dtype=None):
         if out is not None or where is not True or dtype is not None:
             (x,) = ufunc_options(name, (x,), out, where, dtype)
-        result = op(prepare(name, x))
+        if floats_pass:
+            kind = getattr(getattr(x, "dtype", None), "kind", None)
+            result = op(x if kind == "f" else prepare(name, x))
+        else:
+            result = op(prepare(name, x))
         return distinct(result) if result is x else result  # numpy's ufuncs never alias
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__module__ = _caller_module()
