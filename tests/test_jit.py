@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import re
 import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
@@ -400,7 +401,6 @@ def test_static_argnames_cover_positional_use_and_vice_versa():
 
 def test_compiled_programs_are_freed_with_their_function():
     import gc
-    import weakref
     from funcdiff.compiler import evaluator
     from funcdiff.interpreters import call
     h = fd.jit(lambda x: fnp.sin(x) * 2.0)
@@ -626,6 +626,66 @@ def test_recycled_buffers_never_alias_results_views_or_other_calls():
             np.testing.assert_allclose(o, e, rtol=1e-12)
     for o, e in zip(first, kept):           # ... never the ones a caller holds
         np.testing.assert_array_equal(o, e)
+
+
+def test_returned_results_are_recycled_only_once_their_caller_lets_them_go():
+    w = RNG.standard_normal((64, 64))
+    x = RNG.standard_normal((64, 64))
+
+    def f(x):
+        y = fnp.tanh(x @ w)
+        return y @ w, y * 2.0, fnp.sum(y)
+    jf = fd.jit(f)
+    assert re.search(r"\(_l\d+, \(v\d+, v\d+,\), 4\)", jf.lower(x).source)  # both lent
+
+    # a training loop: the last call's results are still held while the next runs,
+    # so a call writes into the results of the call before that one
+    held, returned = None, []
+    for k in range(6):
+        out = jf(x * (k + 1))
+        for o, e in zip(out, f(x * (k + 1))):
+            np.testing.assert_allclose(o, e, rtol=1e-12)
+        if held is not None:  # the results a caller holds are never written
+            for o, e in zip(held, f(x * k)):
+                np.testing.assert_allclose(o, e, rtol=1e-12)
+            assert not np.shares_memory(out[0], held[0]) and not np.shares_memory(out[1], held[1])
+        if k >= 2:  # (which result lands in which of its buffers is the pool's business)
+            assert any(o is r() for o in out[:2] for r in returned[k - 2])
+        returned.append([weakref.ref(o) for o in out[:2]])
+        held = out
+
+    # results dropped at once: the program keeps their buffers for its next calls
+    first = jf(x)
+    refs = [weakref.ref(o) for o in first[:2]]
+    del first, held, out
+    again = jf(x * 3.0)
+    assert all(r() is not None for r in refs)
+    for o, e in zip(again, f(x * 3.0)):
+        np.testing.assert_allclose(o, e, rtol=1e-12)
+    assert not np.shares_memory(again[0], again[1])
+
+
+def test_a_returned_result_still_seen_through_a_view_or_container_is_not_recycled():
+    w = RNG.standard_normal((64, 64))
+    x = RNG.standard_normal((64, 64))
+
+    def f(x):
+        y = fnp.tanh(x @ w)
+        return y @ w, y, y  # one result twice: lent once
+    jf = fd.jit(f)
+    out = jf(x)
+    assert out[1] is out[2]
+    view, kept_in = out[0][:, :5], [out[1]]
+    expected_view, expected_kept = view.copy(), out[1].copy()
+    del out
+    for k in range(4):
+        new = jf(x * (k + 2))
+        for o, e in zip(new, f(x * (k + 2))):
+            np.testing.assert_allclose(o, e, rtol=1e-12)
+        assert not np.shares_memory(new[0], new[1])
+        del new
+    np.testing.assert_array_equal(view, expected_view)
+    np.testing.assert_array_equal(kept_in[0], expected_kept)
 
 
 def test_recycling_is_safe_across_threads():

@@ -21,9 +21,12 @@ refers to it (its reference count shows no view or other name holds it).
 Across calls, large intermediates that die that way are recycled: each
 program keeps a pool of dead buffers per (shape, dtype), at most as many as
 one call draws from it, and its ufunc and matrix-product results are written
-into them (``out=``). A training loop then allocates fresh memory only for the
-arrays it returns, and pays no page faults for the rest; the price is that a
-compiled program holds those buffers between calls.
+into them (``out=``). The arrays a call returns join the pools too, once
+their caller has let them go (no name, container or view refers to them at a
+later call; ``lend``, ``reclaim``). A training loop then allocates no fresh
+memory after its first calls and pays no page faults; the price is that a
+compiled program holds those buffers between calls (at most one call's
+results beyond what its caller holds).
 
 Programs whose values are all 0-d float64 (or bool) also get a Python-float
 version (``scalar.py``), roughly ten times cheaper per operation than
@@ -62,6 +65,36 @@ def _sole_reference_count() -> int:
 
 
 _SOLE = _sole_reference_count()
+
+
+def lend(lent: list, results: tuple, keep: int) -> None:
+    """Remember ``results``, the recycled-size arrays a call returns, so that a later
+    call can write into them once their caller has let them go (``reclaim``); only
+    the last ``keep`` stay remembered (a caller that keeps every result is not
+    tracked for ever)."""
+    lent.extend(results)
+    if len(lent) > keep:
+        del lent[:len(lent) - keep]
+
+
+def reclaim(lent: list, pool: list, depth: int) -> None:
+    """Move from ``lent`` into ``pool`` (up to ``depth`` buffers) the results of
+    earlier calls that nothing refers to any more: no name, container or view.
+
+    Each is taken out of ``lent`` before its references are counted (and put
+    back at the end when it is still in use), so a call in another thread never
+    counts or moves the same one."""
+    for _ in range(len(lent)):
+        if len(pool) >= depth:
+            return
+        try:
+            buf = lent.pop(0)
+        except IndexError:  # another thread emptied it
+            return
+        if sys.getrefcount(buf) == _SOLE:
+            pool.append(buf)
+        else:
+            lent.append(buf)
 
 
 class CompiledProgram:
@@ -300,11 +333,36 @@ def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tup
                              f"{pool}_depth: {pool}.append({em.names[v]})")
         if dead:
             lines.append(f"    del {', '.join(em.names[v] for v in dead)}")
+    lines[1:1] = _lent_results(em, lines)
     lines.append(f"    return [{', '.join(_output(em, a) for a in program.outputs)}]")
     for pool, sites in em.pool_sites.items():
         # a pool never holds more buffers than one call can draw from it
         em.ns.values[f"{pool}_depth"] = sites
     return "\n".join(lines) + "\n", em.ns.values
+
+
+def _lent_results(em: Emitter, lines: list[str]) -> list[str]:
+    """Recycling of the results a call returns (``lend``, ``reclaim``): the lines
+    that open the function, moving earlier calls' results that their callers have
+    let go into the pools, and, appended to ``lines``, those lending this call's.
+
+    A training loop's ``loss, grads = step(params)`` still holds the last call's
+    results while the next runs, so two calls' results are remembered: the
+    ones before them are free by then. Without this, each result large enough
+    to be recycled is fresh memory on every call, paid for in page faults."""
+    returned: dict[str, list[str]] = {}
+    for a in dict.fromkeys(a for a in em.program.outputs if type(a) is Var):
+        if a in em.fresh:
+            pool = em.pool(a.aval, draw=False)
+            if pool is not None:
+                returned.setdefault(pool, []).append(em.names[a])
+    opening = []
+    for pool, names in returned.items():
+        lent = em.ns.add("l", [], share=False)
+        opening.append(f"    {em.ns.add('f', reclaim)}({lent}, {pool}, {pool}_depth)")
+        lines.append(f"    {em.ns.add('f', lend)}({lent}, ({', '.join(names)},), "
+                     f"{2 * len(names)})")
+    return opening
 
 
 def _output(em: Emitter, a) -> str:
