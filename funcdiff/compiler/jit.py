@@ -433,6 +433,13 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     shapes and dtypes of the arguments and the values of the static ones.
     jit composes with every transform in every order.
 
+    Memory: arrays of 16 KiB or more are written into buffers recycled across
+    calls: intermediates, and the arrays a call returned once nothing (no name,
+    container or view) refers to them any more, so repeated calls allocate no
+    fresh memory. A jitted function holds up to about one call's worth of such
+    buffers between calls; a weak reference to a returned array may see it
+    rewritten by a later call.
+
     Args:
       f: a pure function of arrays (pytrees of arrays).
       static_argnums: positions of arguments passed as Python values; they
