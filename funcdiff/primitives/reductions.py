@@ -188,15 +188,16 @@ def _extremum_jvp(prim):
 
 def _extremum_vjp(needed, out, x, *, axes):
     shape = get_aval(x).shape
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))  # out's shape, keepdims
     if type(x) is np.ndarray:  # concrete (the tape's residuals): numpy directly
-        hit = (x == np.expand_dims(out, axes)).astype(x.dtype)
+        hit = (x == out.reshape(kept)).astype(x.dtype)  # (reshape: a tenth of expand_dims')
         count = np.add.reduce(hit, axis=axes)
     else:
         hit, count = _extremum_ties(x, out, axes)
 
     def pullback(ct):
         if type(ct) is np.ndarray and type(hit) is np.ndarray:  # concrete: numpy directly
-            return (np.expand_dims(ct / count, axes) * hit,)
+            return ((ct / count).reshape(kept) * hit,)
         return (elementwise.mul(_expand(elementwise.div(ct, count), shape, axes), hit),)
     return pullback
 
