@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import tracemalloc
 import weakref
@@ -400,7 +401,6 @@ def test_static_argnames_cover_positional_use_and_vice_versa():
 
 
 def test_compiled_programs_are_freed_with_their_function():
-    import gc
     from funcdiff.compiler import evaluator
     from funcdiff.interpreters import call
     h = fd.jit(lambda x: fnp.sin(x) * 2.0)
@@ -663,6 +663,10 @@ def test_returned_results_are_recycled_only_once_their_caller_lets_them_go():
     for o, e in zip(again, f(x * 3.0)):
         np.testing.assert_allclose(o, e, rtol=1e-12)
     assert not np.shares_memory(again[0], again[1])
+    del again, o, e
+    jf.clear_cache()  # ... and lets them go with its programs
+    gc.collect()
+    assert all(r() is None for r in refs)
 
 
 def test_a_returned_result_still_seen_through_a_view_or_container_is_not_recycled():

@@ -25,8 +25,8 @@ into them (``out=``). The arrays a call returns join the pools too, once
 their caller has let them go (no name, container or view refers to them at a
 later call; ``lend``, ``reclaim``). A training loop then allocates no fresh
 memory after its first calls and pays no page faults; the price is that a
-compiled program holds those buffers between calls (at most one call's
-results beyond what its caller holds).
+compiled program holds those buffers between calls (its last two calls'
+results among them, shared with the caller while the caller holds them).
 
 Programs whose values are all 0-d float64 (or bool) also get a Python-float
 version (``scalar.py``), roughly ten times cheaper per operation than

@@ -436,9 +436,10 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     Memory: arrays of 16 KiB or more are written into buffers recycled across
     calls: intermediates, and the arrays a call returned once nothing (no name,
     container or view) refers to them any more, so repeated calls allocate no
-    fresh memory. A jitted function holds up to about one call's worth of such
-    buffers between calls; a weak reference to a returned array may see it
-    rewritten by a later call.
+    fresh memory. Between calls a jitted function keeps such buffers: about
+    one call's intermediates, and the results of its last two calls (shared
+    with the caller while the caller holds them); ``clear_cache()`` lets them
+    go. A weak reference to a returned array may see it rewritten by a later call.
 
     Args:
       f: a pure function of arrays (pytrees of arrays).
