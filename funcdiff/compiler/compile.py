@@ -333,7 +333,9 @@ def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tup
                              f"{pool}_depth: {pool}.append({em.names[v]})")
         if dead:
             lines.append(f"    del {', '.join(em.names[v] for v in dead)}")
-    lines[1:1] = _lent_results(em, lines)
+    opening, closing = _lent_results(em)
+    lines[1:1] = opening
+    lines += closing
     lines.append(f"    return [{', '.join(_output(em, a) for a in program.outputs)}]")
     for pool, sites in em.pool_sites.items():
         # a pool never holds more buffers than one call can draw from it
@@ -341,10 +343,11 @@ def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tup
     return "\n".join(lines) + "\n", em.ns.values
 
 
-def _lent_results(em: Emitter, lines: list[str]) -> list[str]:
-    """Recycling of the results a call returns (``lend``, ``reclaim``): the lines
-    that open the function, moving earlier calls' results that their callers have
-    let go into the pools, and, appended to ``lines``, those lending this call's.
+def _lent_results(em: Emitter) -> tuple[list[str], list[str]]:
+    """The lines that recycle the results a call returns (``lend``, ``reclaim``):
+    those opening the function, which move earlier calls' results that their
+    callers have let go into the pools, and those before its return, which lend
+    this call's.
 
     A training loop's ``loss, grads = step(params)`` still holds the last call's
     results while the next runs, so two calls' results are remembered: the
@@ -356,13 +359,13 @@ def _lent_results(em: Emitter, lines: list[str]) -> list[str]:
             pool = em.pool(a.aval, draw=False)
             if pool is not None:
                 returned.setdefault(pool, []).append(em.names[a])
-    opening = []
+    opening, closing = [], []
     for pool, names in returned.items():
         lent = em.ns.add("l", [], share=False)
         opening.append(f"    {em.ns.add('f', reclaim)}({lent}, {pool}, {pool}_depth)")
-        lines.append(f"    {em.ns.add('f', lend)}({lent}, ({', '.join(names)},), "
-                     f"{2 * len(names)})")
-    return opening
+        closing.append(f"    {em.ns.add('f', lend)}({lent}, ({', '.join(names)},), "
+                       f"{2 * len(names)})")
+    return opening, closing
 
 
 def _output(em: Emitter, a) -> str:
