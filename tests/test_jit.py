@@ -26,6 +26,7 @@ import weakref
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import funcdiff as fd
 import funcdiff.numpy as fnp
@@ -690,6 +691,50 @@ def test_a_returned_result_still_seen_through_a_view_or_container_is_not_recycle
         del new
     np.testing.assert_array_equal(view, expected_view)
     np.testing.assert_array_equal(kept_in[0], expected_kept)
+
+
+_LARGE_OPS = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: fnp.tanh(a) - b,
+              lambda a, b: fnp.sin(a * 0.5), lambda a, b: a @ b, lambda a, b: a.T,
+              lambda a, b: a[:, ::2].sum(axis=1, keepdims=True) + b]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_LARGE_OPS) - 1), st.integers(0, 9),
+                          st.integers(0, 9)), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["drop", "keep", "view", "list"])),
+                min_size=4, max_size=8),
+       st.integers(1, 3))
+def test_recycling_never_changes_what_any_call_returned(ops, calls, n_out):
+    """Random programs on arrays large enough to be recycled, called again and again
+    while a random choice of earlier results is kept (whole, as a view, in a list)
+    or dropped: every call's results are right, and every kept one stays as it was."""
+    def f(x, y):
+        vals = [x, y]
+        for op, i, j in ops:
+            vals.append(_LARGE_OPS[op](vals[i % len(vals)], vals[j % len(vals)]))
+        return vals[-n_out:] + [vals[-1]]  # (the last one twice)
+    jf = fd.jit(f)
+    kept = []  # (what the caller holds, a copy of its values then)
+    for scale, how in calls:
+        x = RNG.standard_normal((64, 64)) * (scale + 1)
+        y = RNG.standard_normal((64, 64))
+        out = jf(x, y)
+        for o, e in zip(out, f(x, y)):
+            np.testing.assert_allclose(o, e, rtol=1e-12, atol=1e-12)
+        if how == "keep":
+            kept += [(o, np.array(o)) for o in out]
+        elif how == "view":
+            kept += [(o[1:, :], np.array(o[1:, :])) for o in out if o.ndim == 2]
+        elif how == "list":
+            holder = list(out)
+            kept += [(holder, [np.array(o) for o in holder])]
+        del out
+        for held, values in kept:
+            if type(held) is list:
+                for h, v in zip(held, values):
+                    np.testing.assert_array_equal(h, v)
+            else:
+                np.testing.assert_array_equal(held, values)
 
 
 def test_recycling_is_safe_across_threads():
