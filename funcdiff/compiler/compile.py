@@ -166,9 +166,10 @@ class Emitter:
     """State while generating the numpy version of one program; what a card's
     lowering rule receives (``compiler.lowerings``)."""
 
-    def __init__(self, program: Program, portable: bool = False):
+    def __init__(self, program: Program, portable: bool = False, numpy_inputs: bool = False):
         self.program = program
         self.portable = portable  # no buffers or in-place reuse: other libraries' arrays
+        self.numpy_inputs = numpy_inputs  # the caller never passes a Python scalar
         self.ns = Namespace()
         self.names: dict[Var, str] = {}
         self.produced: set[Var] = set()   # variables held in locals of the function
@@ -202,9 +203,9 @@ class Emitter:
     def is_numpy(self, a) -> bool:
         """Whether atom ``a`` certainly holds a numpy array or numpy scalar (so it
         has methods): results, constants and literals do; a 0-d input may be a
-        Python scalar."""
+        Python scalar, unless the caller promised numpy values."""
         a = self.program.resolve(a)
-        if type(a) is Literal or a in self.produced:
+        if type(a) is Literal or a in self.produced or self.numpy_inputs:
             return True
         if a in self.program.constvars:
             return isinstance(self.ns.values[self.names[a]], (np.ndarray, np.generic))
@@ -279,8 +280,9 @@ def _constant_value(em: Emitter, eqn):
     return out
 
 
-def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tuple[str, dict]:
-    em = Emitter(program, portable)
+def _numpy_source(program: Program, fn_name: str, portable: bool = False,
+                  numpy_inputs: bool = False, bare: bool = False) -> tuple[str, dict]:
+    em = Emitter(program, portable, numpy_inputs)
     jaxpr = program.closed.jaxpr
     params = []
     for i, v in enumerate(jaxpr.invars):
@@ -336,7 +338,8 @@ def _numpy_source(program: Program, fn_name: str, portable: bool = False) -> tup
     opening, closing = _lent_results(em)
     lines[1:1] = opening
     lines += closing
-    lines.append(f"    return [{', '.join(_output(em, a) for a in program.outputs)}]")
+    outputs = ', '.join(_output(em, a) for a in program.outputs)
+    lines.append(f"    return {outputs}" if bare else f"    return [{outputs}]")
     for pool, sites in em.pool_sites.items():
         # a pool never holds more buffers than one call can draw from it
         em.ns.values[f"{pool}_depth"] = sites
@@ -400,14 +403,22 @@ def _portable_function(closed: ClosedJaxpr) -> Callable:
     return _exec(source, namespace, "portable_program", "portable")
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
-                  fuse: bool = True) -> CompiledProgram:
+def compile_jaxpr(closed: ClosedJaxpr, name: str = "program", fuse: bool = True,
+                  python_floats: bool = True, numpy_inputs: bool = False,
+                  bare: bool = False) -> CompiledProgram:
     """Generate, compile and return the Python function that runs ``closed``.
 
     The function takes the jaxpr's inputs positionally and returns a list of
     its outputs. ``name`` only labels the code object (for tracebacks); it
     never enters the source. ``fuse`` runs along-axis indexing as numpy's
-    advanced indexing (see ``fusion.py``).
+    advanced indexing (see ``fusion.py``). ``python_floats`` lets an all-scalar
+    program run its Python-float version (``scalar.py``); without it, every
+    equation is the numpy call that ``bind`` would make. ``numpy_inputs``
+    promises that the function is only ever called with numpy arrays and
+    scalars (never Python scalars), so that 0-d float arithmetic on its inputs
+    runs as operators too. A ``bare`` program of one output returns that
+    output itself, not a list of it (it is called directly, ``.fn``, never
+    through ``CompiledProgram.__call__``, whose callers expect a list).
     """
     if any(backend_of(c) is not None for c in closed.consts):
         # a closed-over dask (cupy ...) array: the numpy source would compute it, so
@@ -418,9 +429,11 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "program",
                                "array library\n", closed)
     program = Program(closed, _compile_unfused if fuse else None)
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:60]
-    source, namespace = _numpy_source(program, "program")
+    if bare and len(program.outputs) != 1:
+        raise ValueError(f"a bare program has one output, not {len(program.outputs)}")
+    source, namespace = _numpy_source(program, "program", numpy_inputs=numpy_inputs, bare=bare)
     fn = _exec(source, namespace, "program", label)
-    scalar = scalar_source(program, "scalar_program", fn)
+    scalar = scalar_source(program, "scalar_program", fn) if python_floats else None
     scalar_text = None
     if scalar is not None:
         scalar_text, scalar_ns = scalar

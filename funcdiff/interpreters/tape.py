@@ -167,12 +167,14 @@ class TapeTrace(Trace):
             # (an empty ``**params`` still costs a dict per call: most operations have none)
             out = primitive.impl(x, **params) if params else primitive.impl(x)
             if type(out) is type(x) and (type(out) is not np.ndarray or out.dtype is x.dtype):
-                aval = a._aval  # an elementwise output has its operand's shape
+                # an elementwise output has its operand's shape, and its dtype, which
+                # is floating or complex (the operand is on the tape)
+                aval = a._aval
             else:
                 aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
                         else scalar_avals.get(type(out))) or get_aval(out)
-            if aval.dtype.kind not in "fc":
-                return TapeTracer(self, out, 0, aval)
+                if aval.dtype.kind not in "fc":
+                    return TapeTracer(self, out, 0, aval)
             d = factor(0, out, x, **params) if params else factor(0, out, x)
             if d is False:
                 return self._process(primitive, args, params, out)

@@ -161,7 +161,7 @@ def promote_int_bool_real(name: str, x: Any, y: Any) -> tuple[Any, Any]:
 
 def num_arg(name: str, x: Any) -> Any:
     """``x`` for a dtype-preserving unary function (Python scalars get numpy's default dtype)."""
-    if type(x) is np.ndarray and x.dtype.kind in "biuf":
+    if (type(x) is np.ndarray or isinstance(x, Tracer)) and x.dtype.kind in "biuf":
         return x
     return _array(name, x)
 

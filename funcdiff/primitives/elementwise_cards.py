@@ -20,6 +20,7 @@ import numpy as np
 
 from funcdiff import roles
 from funcdiff import dtypes
+from funcdiff.compiler.concrete import on_scalars, unary_factor
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.tape_nodes import OutputFactor
@@ -131,9 +132,10 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
         prim.jvp = jvp
         prim.vjp = vjp
         if output_deriv is not None and not singular:
-            prim.vjp_factor = lambda i, y, x: OutputFactor(output_deriv, y)
+            factor_value = on_scalars(output_deriv)
+            prim.vjp_factor = lambda i, y, x: OutputFactor(factor_value, y)
         elif not singular:
-            prim.vjp_factor = lambda i, y, x: deriv(x, y)
+            prim.vjp_factor = unary_factor(deriv)
         else:
             prim.vjp_factor = lambda i, y, x: finite_factor(deriv(x, y))
     prim.batch = lambda vals, dims: (bind(prim, vals[0]), dims[0])
