@@ -202,6 +202,26 @@ def test_factor_nodes_agree_with_linearize(prim):
     assert_trees_close(*both_routes(lambda v: prim.bind(fnp.floor(v * 4.0) + 1.0, v), x))
 
 
+@pytest.mark.parametrize("op", [fnp.multiply, fnp.add, fnp.subtract, fnp.divide, fnp.power,
+                                fnp.arctan2], ids=lambda f: f.__name__)
+def test_binary_factor_nodes_with_scalars_broadcasts_and_promotion_agree_with_linearize(op):
+    """The tape takes the operand's aval when the output has its type, dtype and
+    shape; every other combination looks the output's aval up and checks it."""
+    cases = [(np.float64(0.6), np.array([[1.3, 1.5, 1.7]])),  # a scalar meets an array
+             (np.array([0.4, 0.6, 0.7]), np.full((2, 3), 1.4)),  # broadcast along an axis
+             (np.float32(0.6), np.float32(1.3)),  # scalars of one type: the quick case
+             (np.array([0.4, 0.6], np.float32), np.float64(1.3)),  # promoted to float64
+             (np.float32(0.6), np.array([1.3, 1.4]))]
+    for live, const in cases:
+        for i in (0, 1):
+            def f(v):
+                return op(v, const) if i == 0 else op(const, v)
+            tape_cts, staged_cts = both_routes(f, live)
+            assert np.asarray(tape_cts[0]).dtype == np.asarray(live).dtype
+            assert np.shape(tape_cts[0]) == np.shape(live)
+            assert_trees_close(tape_cts, staged_cts)
+
+
 def test_factor_nodes_under_transformed_pullbacks():
     w = np.array([0.5, -1.5, 2.0])
     f = lambda x: fnp.exp(fnp.sin(x) * 3.0 - 1.0) + (2.0 - x) / 4.0  # noqa: E731

@@ -185,9 +185,9 @@ class TapeTrace(Trace):
         b = args[1]
         slot_a = slot_b = 0
         if type(a) is TapeTracer and a._trace is self:
-            slot_a, shape, a = a.slot, a._aval.shape, a.primal
+            slot_a, on, a = a.slot, a, a.primal
         if type(b) is TapeTracer and b._trace is self:
-            slot_b, shape_b, b = b.slot, b._aval.shape, b.primal
+            slot_b, on_b, b = b.slot, b, b.primal
         if slot_a and not slot_b:
             if isinstance(b, Tracer):
                 return self._process(primitive, args, params, None)
@@ -195,7 +195,7 @@ class TapeTrace(Trace):
         elif slot_b and not slot_a:
             if isinstance(a, Tracer):
                 return self._process(primitive, args, params, None)
-            i, slot, shape = 1, slot_b, shape_b
+            i, slot, on = 1, slot_b, on_b
         elif slot_a and slot_a == slot_b:  # x * x: both partials
             i, slot = None, slot_a
         elif slot_a and slot_b and type(primitive.vjp) is SumRule:
@@ -203,15 +203,20 @@ class TapeTrace(Trace):
         else:
             return self._process(primitive, args, params, None)
         out = primitive.impl(a, b, **params) if params else primitive.impl(a, b)
-        aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
-                else scalar_avals.get(type(out))) or get_aval(out)
-        if aval.dtype.kind not in "fc":
-            return TapeTracer(self, out, 0, aval)
-        if shape != aval.shape:
-            # a broadcast operand: its cotangent is summed down to its shape
-            if type(primitive.vjp) is SumRule:
-                return self._two_operands(primitive, args, params, out)
-            return self._process(primitive, args, params, out)
+        x = on.primal  # the operand on the tape
+        if type(out) is type(x) and (type(out) is not np.ndarray or (
+                out.dtype is x.dtype and out.shape == x.shape)):
+            aval = on._aval  # its shape and its (floating or complex) dtype
+        else:
+            aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
+                    else scalar_avals.get(type(out))) or get_aval(out)
+            if aval.dtype.kind not in "fc":
+                return TapeTracer(self, out, 0, aval)
+            if on._aval.shape != aval.shape:
+                # a broadcast operand: its cotangent is summed down to its shape
+                if type(primitive.vjp) is SumRule:
+                    return self._two_operands(primitive, args, params, out)
+                return self._process(primitive, args, params, out)
         if i is None:
             d = _both_factors(factor, out, (a, b), params)
         else:

@@ -34,6 +34,7 @@ from funcdiff.primitives.cards import broadcast_shapes
 NoValue = object()  # numpy's "argument not given" (None is a meaningful value for some)
 PY_SCALARS = (bool, int, float)
 _WEAK_SCALARS = PY_SCALARS + (complex,)  # Python scalars that promote weakly (NEP 50)
+_HAVE_DTYPES = (np.ndarray, Tracer, np.generic)  # arrays, tracers and numpy scalars
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BOOL, INT8, INT64 = np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.int64)
 UINT64 = np.dtype(np.uint64)
@@ -50,7 +51,7 @@ def fname(name: str) -> str:
 def arg(name: str, x: Any) -> Any:
     """``x`` as an array, tracer, numpy scalar or (weak) Python scalar. Complex values
     pass: they are intermediates (transform inputs are checked to be real elsewhere)."""
-    if isinstance(x, (np.ndarray, Tracer, np.generic)):
+    if isinstance(x, _HAVE_DTYPES):
         if x.dtype.kind not in "biuf":
             dtypes.check_dtype(x.dtype, f"the input of {fname(name)}", allow_complex=True)
         return x
@@ -161,7 +162,7 @@ def promote_int_bool_real(name: str, x: Any, y: Any) -> tuple[Any, Any]:
 
 def num_arg(name: str, x: Any) -> Any:
     """``x`` for a dtype-preserving unary function (Python scalars get numpy's default dtype)."""
-    if (type(x) is np.ndarray or isinstance(x, Tracer)) and x.dtype.kind in "biuf":
+    if isinstance(x, _HAVE_DTYPES) and x.dtype.kind in "biuf":
         return x
     return _array(name, x)
 
