@@ -80,7 +80,7 @@ def test_every_unary_factor_gives_the_rules_value_bit_for_bit(scalar):
                 fast = factor(0, y, x)
                 slow = factor.programs.rule(x, y)
             assert _bits(fast) == _bits(slow), (prim.name, x)
-        compiled += factor.programs.by_type.get(scalar) is not None
+        compiled += factor.programs.by_key.get(scalar) is not None
     assert compiled >= 8  # the shortcut was taken, not only the rule
 
 
@@ -94,7 +94,7 @@ def test_every_output_factor_gives_the_rules_value_bit_for_bit(scalar):
                 fast = factor.value()
                 slow = factor.output_deriv.programs.rule(y)
             assert _bits(fast) == _bits(slow), (prim.name, y)
-        compiled += factor.output_deriv.programs.by_type.get(scalar) is not None
+        compiled += factor.output_deriv.programs.by_key.get(scalar) is not None
     assert compiled >= 3
 
 
@@ -136,7 +136,7 @@ def test_the_compiled_program_replaces_the_rule_after_its_first_call():
     for _ in range(5):
         assert factor(0, x, x) == -np.sin(x)
     assert len(calls) == 1  # staged once, then the program ran
-    assert factor.programs.by_type[np.float64] is not None
+    assert factor.programs.by_key[np.float64] is not None
 
 
 def test_float_checks_run_the_rule_itself():
@@ -189,7 +189,7 @@ def test_a_rule_that_reads_values_runs_as_written():
     factor = unary_factor(rule)
     assert factor(0, np.float64(1.0), np.float64(0.5)) == np.cos(0.5)
     assert factor(0, np.float64(1.0), np.float64(-0.5)) == np.sin(-0.5)
-    assert factor.programs.by_type[np.float64] is None
+    assert factor.programs.by_key[np.float64] is None
 
 
 def test_complex_scalars_run_the_rule():
@@ -199,20 +199,57 @@ def test_complex_scalars_run_the_rule():
     y = np.complex128(0.65 + 0.12j)
     d = factor(0, y, y)
     assert d.value() == d.output_deriv.programs.rule(y)
-    assert np.complex128 not in d.output_deriv.programs.by_type or \
-        d.output_deriv.programs.by_type[np.complex128] is None
+    assert np.complex128 not in d.output_deriv.programs.by_key or \
+        d.output_deriv.programs.by_key[np.complex128] is None
 
 
-def test_arrays_tracers_and_mixed_types_run_the_rule():
+def test_small_float_arrays_run_compiled_and_other_values_run_the_rule():
     rule, calls = _counting(lambda x, y: ew.cos(x))
     factor = unary_factor(rule)
     a = np.array([0.1, 0.2])
-    np.testing.assert_array_equal(factor(0, a, a), np.cos(a))
-    assert factor.programs.by_type[np.ndarray] is None
+    for _ in range(3):
+        np.testing.assert_array_equal(factor(0, a, a), np.cos(a))
+    assert factor.programs.by_key[a.shape, a.dtype, a.shape, a.dtype] is not None
+    assert len(calls) == 1  # staged once for this shape and dtype
+    big = np.linspace(0.0, 1.0, 4096)  # 32 KiB: the rule, whose dispatch is small next to it
+    np.testing.assert_array_equal(factor(0, big, big), np.cos(big))
+    assert factor.programs.by_key[big.shape, big.dtype, big.shape, big.dtype] is None
     assert factor(0, np.float32(0.5), np.float64(0.5)) == np.cos(0.5)  # mixed: this call
-    assert np.float64 not in factor.programs.by_type
-    assert len(calls) == 2
+    assert np.float64 not in factor.programs.by_key
+    assert len(calls) == 3
     np.testing.assert_allclose(fd.grad(lambda x: fnp.sum(fnp.sin(x)))(a), np.cos(a))
+
+
+def test_the_number_of_array_shapes_compiled_per_rule_is_bounded():
+    rule, calls = _counting(lambda y: ew.mul(y, y))
+    run = on_scalars(rule)
+    for n in range(1, 80):
+        y = np.ones(n)
+        np.testing.assert_array_equal(run(y), y)
+    assert run.programs.arrays == 64
+    assert sum(v is not None for v in run.programs.by_key.values()) == 64
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=str)
+def test_every_factor_on_small_arrays_gives_the_rules_value_bit_for_bit(dtype):
+    compiled = 0
+    for prim, factor in _unary_cards():
+        pairs = _samples(prim, dtype)
+        if not pairs:
+            continue
+        x = np.array([p[0] for p in pairs], dtype)
+        with np.errstate(all="ignore"):
+            y = prim.impl(x)
+            fast, slow = factor(0, y, x), factor.programs.rule(x, y)
+        assert _bits(fast) == _bits(slow), prim.name
+        compiled += factor.programs.by_key.get((x.shape, x.dtype, y.shape, y.dtype)) is not None
+    for prim in _output_factor_cards():
+        x = np.array(POINTS, dtype)
+        with np.errstate(all="ignore"):
+            y = prim.impl(x)
+            d = prim.vjp_factor(0, y, x)
+            assert _bits(d.value()) == _bits(d.output_deriv.programs.rule(y)), prim.name
+    assert compiled >= 8
 
 
 def test_compile_jaxpr_options_for_concrete_rules():

@@ -37,36 +37,53 @@ from funcdiff.interpreters.staging import trace_to_jaxpr
 # scalar product (mul's impl, an operator) and its ufunc loop (the compiled program's
 # np.multiply) can differ in the last bit.
 _SCALAR_TYPES = frozenset({np.float64, np.float32, np.float16})
+# Float arrays run compiled below this size, where the compiled program keeps no
+# buffers between calls (the compiler recycles larger ones) and bind's dispatch is
+# a large part of the work; larger ones, and more shapes per rule, run the rule.
+_ARRAY_BYTES = 1 << 14
+_ARRAY_SHAPES = 64
 
 
 class _Programs:
-    """A rule's compiled programs, by the type of the values they run on (None for a
-    type that runs the rule itself: no numpy scalar, or the rule cannot be staged
-    at it)."""
+    """A rule's compiled programs, by what they run on: a numpy scalar type, or the
+    ``(shape, dtype)`` of each array value in turn (None where the rule runs
+    itself: other values, or a rule that cannot be staged there)."""
 
-    __slots__ = ("rule", "by_type")
+    __slots__ = ("rule", "by_key", "arrays")
 
     def __init__(self, rule: Callable):
         self.rule = rule
-        self.by_type: dict[type, Callable | None] = {}
+        self.by_key: dict = {}
+        self.arrays = 0  # array signatures compiled
 
     def make(self, values: tuple) -> Callable | None:
-        """The program for values of ``values[0]``'s type, made now (None when the
-        values are not all numpy scalars of that type, or the rule cannot be
-        staged at them)."""
+        """The program for values like ``values``, made now; None when the values
+        are not all numpy float scalars of one type or all small float arrays, or
+        the rule cannot be staged at them."""
         t = type(values[0])
-        if t not in _SCALAR_TYPES:
-            self.by_type[t] = None
+        if t is np.ndarray:
+            key = tuple(k for v in values for k in (v.shape, v.dtype))
+            if not all(type(v) is np.ndarray and v.dtype.kind == "f"
+                       and v.nbytes < _ARRAY_BYTES for v in values):
+                self.by_key[key] = None
+                return None
+            if self.arrays >= _ARRAY_SHAPES:
+                return None
+            self.arrays += 1
+        elif t not in _SCALAR_TYPES:
+            self.by_key[t] = None
             return None
-        if any(type(v) is not t for v in values):
+        elif any(type(v) is not t for v in values):
             return None  # mixed types: this call only
+        else:
+            key = t
         try:
             closed = trace_to_jaxpr(lambda *xs: [self.rule(*xs)], [get_aval(v) for v in values])
             fn = compile_jaxpr(closed, getattr(self.rule, "__name__", "rule"), fuse=False,
                                python_floats=False, numpy_inputs=True, bare=True).fn
         except Exception:  # noqa: BLE001  a rule that looks at values: it runs as written
             fn = None
-        self.by_type[t] = fn
+        self.by_key[key] = fn
         return fn
 
 
@@ -85,10 +102,11 @@ def on_scalars(rule: Callable) -> Callable:
     0.75
     """
     programs = _Programs(rule)
-    by_type = programs.by_type
+    by_key = programs.by_key
 
     def run(y):
-        fn = by_type.get(type(y), _UNSEEN)
+        t = type(y)
+        fn = by_key.get(t if t is not np.ndarray else (y.shape, y.dtype), _UNSEEN)
         if fn is _UNSEEN:
             fn = programs.make((y,))
         if fn is not None and len(dynamic) == 1 and not core.float_checks:
@@ -115,11 +133,12 @@ def unary_factor(deriv: Callable) -> Callable:
     True
     """
     programs = _Programs(deriv)
-    by_type = programs.by_type
+    by_key = programs.by_key
 
     def factor(i, y, x):
         t = type(x)
-        fn = by_type.get(t, _UNSEEN)
+        fn = by_key.get(t if t is not np.ndarray else (x.shape, x.dtype, y.shape, y.dtype),
+                        _UNSEEN)
         if fn is _UNSEEN:
             fn = programs.make((x, y))
         if fn is not None and type(y) is t and not core.float_checks:
