@@ -15,7 +15,7 @@ import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff import core
 from funcdiff.compiler.compile import compile_jaxpr
-from funcdiff.compiler.concrete import on_scalars, unary_factor
+from funcdiff.compiler.concrete import on_concrete, unary_factor
 from funcdiff.interpreters import tape
 from funcdiff.interpreters.staging import trace_to_jaxpr
 from funcdiff.interpreters.tape_nodes import OutputFactor
@@ -149,7 +149,7 @@ def test_float_checks_run_the_rule_itself():
         factor(0, x, x)
     assert len(calls) == 3
     value, value_calls = _counting(lambda y: ew.sub(np.float64(1), ew.mul(y, y)))
-    run = on_scalars(value)
+    run = on_concrete(value)
     run(x)
     with fd.debug_nans():
         run(x)
@@ -168,7 +168,7 @@ def test_an_inf_made_inside_a_derivative_is_still_reported_under_debug_infs():
 
 
 def test_a_staging_transform_sees_the_operations_of_an_output_derivative():
-    run = on_scalars(lambda y: ew.sub(np.float64(1), ew.mul(y, y)))
+    run = on_concrete(lambda y: ew.sub(np.float64(1), ew.mul(y, y)))
     y = np.float64(0.5)
     run(y)  # compiled for float64
     jaxpr = fd.make_jaxpr(lambda x: x * run(y))(np.float64(2.0))
@@ -222,7 +222,7 @@ def test_small_float_arrays_run_compiled_and_other_values_run_the_rule():
 
 def test_the_number_of_array_shapes_compiled_per_rule_is_bounded():
     rule, calls = _counting(lambda y: ew.mul(y, y))
-    run = on_scalars(rule)
+    run = on_concrete(rule)
     for n in range(1, 80):
         y = np.ones(n)
         np.testing.assert_array_equal(run(y), y)
@@ -270,7 +270,7 @@ def test_compile_jaxpr_options_for_concrete_rules():
         compile_jaxpr(trace_to_jaxpr(lambda a: [a, a], [core.get_aval(x)]), bare=True)
 
 
-def test_on_scalars_takes_the_math_of_the_card():
+def test_on_concrete_takes_the_math_of_the_card():
     # a card's derivative and math's agree where both are exact
     factor = ew.exp_p.vjp_factor
     assert factor(0, np.float64(math.e), np.float64(1.0)) == np.float64(math.e)

@@ -1,22 +1,24 @@
-"""Rules written in funcdiff operations, run on numpy scalars as compiled programs.
+"""Rules written in funcdiff operations, run on concrete values as compiled programs.
 
 A card's derivative rule (sin's ``cos(x)``, tanh's ``1 - y*y``) is written in
 funcdiff operations so that every transform can run it. Run by the eager tape
 on concrete values, each of its operations still passes through ``bind``,
-which on a numpy scalar costs more than numpy's own work. ``unary_factor``
-(the tape's factor of a unary card) and ``on_scalars`` (an ``OutputFactor``'s
-derivative of the output) are the rule with a shortcut for that case: at the
-first call on numpy float scalars of one type, the rule is staged at their avals
+which on a numpy scalar or a small array costs more than numpy's own work.
+``unary_factor`` (the tape's factor of a unary card) and ``on_concrete`` (an
+``OutputFactor``'s derivative of the output) are the rule with a shortcut for
+that case: at the first call on numpy float scalars of one type, or on float
+arrays under 16 KiB of one shape and dtype, the rule is staged at their avals
 and the jaxpr compiled to straight-line numpy (``compile_jaxpr`` without the
 Python-float version, so each operation is the numpy call bind would make and
-the results are the same bit for bit); later calls on scalars of that type
-run the compiled function.
+the results are the same bit for bit); later calls on such values run the
+compiled function.
 
-Everything else runs the rule itself: arrays, tracers, mixed types, a call
+Everything else runs the rule itself: larger arrays (where the dispatch is
+small next to numpy's work), complex values, tracers, mixed types, a call
 while ``fd.config``'s float checks are on (bind checks each operation then), a
 rule that cannot be staged (it looks at values), a call whose compiled
 function raises (so that the error is the one bind reports) and, for
-``on_scalars``, a call while a transform stages operations (a pullback traced
+``on_concrete``, a call while a transform stages operations (a pullback traced
 by jit: they must reach its jaxpr). The tape asks its factors only where
 nothing stages (a staging transform takes every operation before the tape
 sees it), so ``unary_factor`` does not check.
@@ -90,14 +92,14 @@ class _Programs:
 _UNSEEN = object()
 
 
-def on_scalars(rule: Callable) -> Callable:
+def on_concrete(rule: Callable) -> Callable:
     """``rule`` of one value, giving one value, run as a compiled program on numpy
-    float scalars when nothing stages it (a derivative
+    float scalars and small float arrays when nothing stages it (a derivative
     of the output alone, such as tanh's).
 
     >>> import numpy as np
     >>> from funcdiff.primitives import elementwise as ew
-    >>> derivative = on_scalars(lambda y: ew.sub(np.float64(1), ew.mul(y, y)))
+    >>> derivative = on_concrete(lambda y: ew.sub(np.float64(1), ew.mul(y, y)))
     >>> float(derivative(np.float64(0.5)))
     0.75
     """
@@ -123,7 +125,7 @@ def on_scalars(rule: Callable) -> Callable:
 def unary_factor(deriv: Callable) -> Callable:
     """The tape's factor ``(i, y, x) -> deriv(x, y)`` of a unary primitive with
     derivative ``deriv(x, y)`` (input and output), run as a compiled program on
-    numpy scalars when nothing stages it (in one Python call: the factor is
+    numpy float scalars and small float arrays (in one Python call: the factor is
     asked on every operation of scalar code).
 
     >>> import numpy as np
@@ -151,4 +153,4 @@ def unary_factor(deriv: Callable) -> Callable:
     return factor
 
 
-__all__ = ["on_scalars", "unary_factor"]
+__all__ = ["on_concrete", "unary_factor"]

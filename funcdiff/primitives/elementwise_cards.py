@@ -20,7 +20,7 @@ import numpy as np
 
 from funcdiff import roles
 from funcdiff import dtypes
-from funcdiff.compiler.concrete import on_scalars, unary_factor
+from funcdiff.compiler.concrete import on_concrete, unary_factor
 from funcdiff.core import Primitive, ShapedArray, Zero, bind, get_aval
 from funcdiff.errors import DTypeError
 from funcdiff.interpreters.tape_nodes import OutputFactor
@@ -132,7 +132,7 @@ def unary_elementwise(name: str, impl: Callable, deriv: Callable | None = None, 
         prim.jvp = jvp
         prim.vjp = vjp
         if output_deriv is not None and not singular:
-            factor_value = on_scalars(output_deriv)
+            factor_value = on_concrete(output_deriv)
             prim.vjp_factor = lambda i, y, x: OutputFactor(factor_value, y)
         elif not singular:
             prim.vjp_factor = unary_factor(deriv)
