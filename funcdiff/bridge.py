@@ -619,7 +619,10 @@ def holds_foreign(x: Any) -> bool:
                 return True
         return False
     if t is dict:
-        return any(holds_foreign(e) for e in x.values())
+        for e in x.values():
+            if holds_foreign(e):
+                return True
+        return False
     return backend_of(x) is not None
 
 
@@ -662,7 +665,7 @@ def call_at_boundary(fn, args: tuple, kwargs: dict, where: str) -> Any:
     NamespaceArrays, which meet tracers), and results are unwrapped when this is
     the outermost such call (inner ones compute on them)."""
     like = None
-    if holds_foreign(args) or holds_foreign(kwargs):
+    if holds_foreign(args) or (kwargs and holds_foreign(kwargs)):
         args, kwargs = entering(args, kwargs, where)
         like = _first((args, tuple(kwargs.values())))
     calls.depth += 1
