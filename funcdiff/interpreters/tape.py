@@ -68,6 +68,10 @@ from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 
 _enabled = True
 
+# numpy's floating and complex scalar types: an output of one of them has the shape
+# and dtype of an operand of that type (other libraries' arrays broadcast)
+_INEXACT_SCALARS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.inexact))
+
 
 def usable() -> bool:
     """Whether the tape may replace linearize: no transform or staging is active."""
@@ -204,8 +208,9 @@ class TapeTrace(Trace):
             return self._process(primitive, args, params, None)
         out = primitive.impl(a, b, **params) if params else primitive.impl(a, b)
         x = on.primal  # the operand on the tape
-        if type(out) is type(x) and (type(out) is not np.ndarray or (
-                out.dtype is x.dtype and out.shape == x.shape)):
+        t = type(x)
+        if type(out) is t and (out.dtype is x.dtype and out.shape == x.shape
+                               if t is np.ndarray else t in _INEXACT_SCALARS):
             aval = on._aval  # its shape and its (floating or complex) dtype
         else:
             aval = (array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray
