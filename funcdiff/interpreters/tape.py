@@ -223,7 +223,7 @@ class TapeTrace(Trace):
                     return self._two_operands(primitive, args, params, out)
                 return self._process(primitive, args, params, out)
         if i is None:
-            d = _both_factors(factor, out, (a, b), params)
+            d = _both_factors(factor, out, a, b, params)
         else:
             d = factor(i, out, a, b, **params) if params else factor(i, out, a, b)
         if d is False:
@@ -467,10 +467,12 @@ def recording() -> TapeTrace | None:
     return None
 
 
-def _both_factors(factor, out, primals, params):
+def _both_factors(factor, out, x, y, params):
     """The factor of ``f(x, x)``: the sum of both partials (1 where a factor is None)."""
-    d_x = factor(0, out, *primals, **params)
-    d_y = factor(1, out, *primals, **params)
+    if params:
+        d_x, d_y = factor(0, out, x, y, **params), factor(1, out, x, y, **params)
+    else:  # (an empty ``**params`` costs a dict per call)
+        d_x, d_y = factor(0, out, x, y), factor(1, out, x, y)
     if d_x is False or d_y is False:
         return False
     if d_x is None and d_y is None:
