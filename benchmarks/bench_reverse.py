@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import funcdiff as fd  # noqa: E402
 import funcdiff.numpy as fnp  # noqa: E402
-from common import (best_time, round_robin_times, short_samples, table,  # noqa: E402
+from common import (round_robin_times, short_samples, table,  # noqa: E402
                     write_results)
 
 # ---------------------------------------------------------------------------
@@ -165,10 +165,13 @@ def bench_chain():
     vg = fd.value_and_grad(chain)
     jvg = fd.jit(vg)
     np.testing.assert_allclose(vg(x)[1], numpy_chain_grad(x)[1], rtol=1e-10)
-    # a millisecond per call: many short samples find the quiet moments of a shared machine
-    t_np = best_time(lambda: numpy_chain_grad(x), repeat=25, min_time=0.01)
-    t_eager = best_time(lambda: vg(x), repeat=25, min_time=0.01)
-    t_jit = best_time(lambda: jvg(x), repeat=25, min_time=0.01)
+    # a millisecond per call: many short samples, round-robin, find the quiet moments
+    # of a shared machine for each of the three alike
+    samples = short_samples(n)
+    if samples:
+        samples["repeat"] = 60
+    t_np, t_eager, t_jit = round_robin_times(
+        [lambda: numpy_chain_grad(x), lambda: vg(x), lambda: jvg(x)], **samples)
     return {"ops": n, "numpy_us_per_op": t_np / n * 1e6, "eager_us_per_op": t_eager / n * 1e6,
             "jit_us_per_op": t_jit / n * 1e6}
 
