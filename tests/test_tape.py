@@ -14,8 +14,8 @@ import funcdiff as fd
 import funcdiff.numpy as fnp
 from funcdiff.errors import FunctionalDiffError
 from funcdiff.interpreters import tape, tape_function
-from funcdiff.interpreters.tape_nodes import (FactorNode, MultiOutputNode, ProductNode,
-                                          PullbackNode, SumNode)
+from funcdiff.interpreters.tape_nodes import (FactorNode, LinearNode, MultiOutputNode,
+                                          ProductNode, PullbackNode, SumNode)
 from funcdiff.interpreters.tape_batched import pull_back_batched
 from funcdiff.primitives import elementwise as E
 
@@ -139,9 +139,11 @@ _M = np.array([[2.0, 0.5], [0.25, 3.0]])
 @pytest.mark.parametrize("fn, kind", [
     (fnp.sin, FactorNode), (lambda x: x * 3.0, FactorNode),
     (lambda x: _M @ x, ProductNode), (lambda x: x @ x, ProductNode),
-    (lambda x: fnp.sum(x), PullbackNode), (lambda x: x * x[::-1], PullbackNode),
+    (lambda x: fnp.sum(x), LinearNode), (lambda x: fnp.take(x, np.array([1, 0, 1])), LinearNode),
+    (lambda x: fnp.pad(x, 1, constant_values=2.0), LinearNode),
+    (lambda x: x * x[::-1], PullbackNode),
     (lambda x: fnp.linalg.inv(fnp.outer(x, x) + _M), MultiOutputNode),
-], ids=["sin", "scale", "matvec", "dot-self", "sum", "product-of-two", "inv"])
+], ids=["sin", "scale", "matvec", "dot-self", "sum", "gather", "pad", "product-of-two", "inv"])
 def test_each_operation_records_its_kind_of_node(fn, kind):
     x = np.array([0.3, -0.7])
     (y,), pullback_fn = tape_function.tape_vjp_flat(lambda x: [fn(x)], [x])

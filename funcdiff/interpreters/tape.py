@@ -59,9 +59,9 @@ from funcdiff.interpreters.linearize import linearize_flat
 from funcdiff.ir import current_source
 from funcdiff.roles import MUL
 from funcdiff.interpreters.tape_control import run_on_tape
-from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, MultiOutputNode,
-                                              OutputFactor, ProductNode, PullbackNode, SumNode,
-                                              SumRule, broadcast_axes)
+from funcdiff.interpreters.tape_nodes import (BilinearRule, FactorNode, LinearNode,
+                                              MultiOutputNode, OutputFactor, ProductNode,
+                                              PullbackNode, SumNode, SumRule, broadcast_axes)
 from funcdiff.interpreters.tape_programs import planned_node
 from funcdiff.interpreters.transpose import UndefinedPrimal, backward_pass
 
@@ -132,7 +132,8 @@ class TapeTrace(Trace):
     tape whose cotangent is the output's times its ``vjp_factor`` (asked only
     when that operand has the output's shape), a ``ProductNode`` for a
     product, a ``SumNode`` for a sum or difference that broadcasts or has both
-    operands on the tape, else a ``PullbackNode`` (one output) or
+    operands on the tape, a ``LinearNode`` for another linear primitive of one
+    value on the tape, else a ``PullbackNode`` (one output) or
     ``MultiOutputNode``.
     ``next_slot`` is the next free cotangent slot. ``bind`` hands this trace
     its arguments unraised (``raw_args``): constants stay plain values.
@@ -157,8 +158,12 @@ class TapeTrace(Trace):
     def process_primitive(self, primitive, args, params):
         factor = primitive.vjp_factor
         if factor is None:
-            if type(primitive.vjp) is BilinearRule:
+            rule = primitive.vjp
+            if type(rule) is BilinearRule:
                 return self._two_operands(primitive, args, params, None)
+            if (rule is None and primitive.linear and primitive.transpose is not None
+                    and not primitive.multiple_results):
+                return self._linear(primitive, args, params)
             return self._process(primitive, args, params, None)
         # An elementwise primitive of one value on the tape, the bulk of scalar code:
         # when its cotangent is ct * d, the node keeps d (no pullback), and this path
@@ -273,6 +278,38 @@ class TapeTrace(Trace):
                 slot, x_slot, y_slot, primitive, params,
                 UndefinedPrimal(x._aval) if x_slot else None, y_value if x_slot else None,
                 x_value if y_slot else None, UndefinedPrimal(y._aval) if y_slot else None))
+        return TapeTracer(self, out, slot, aval)
+
+    def _linear(self, primitive, args, params):
+        """A linear primitive (a reshape, a sum over axes) whose first operand is on
+        the tape and whose others are constants: the ``LinearNode`` its transpose
+        pulls back, made without the general path's lists and closure."""
+        a = args[0]
+        if type(a) is not TapeTracer or a._trace is not self or not a.slot:
+            return self._process(primitive, args, params, None)
+        if len(args) == 1:
+            primals = (a.primal,)
+            undefined = (UndefinedPrimal(a._aval),)
+        else:
+            for b in args[1:]:
+                if isinstance(b, Tracer):  # on the tape too, or of another transform
+                    return self._process(primitive, args, params, None)
+            primals = (a.primal,) + tuple(args[1:])
+            undefined = (UndefinedPrimal(a._aval),) + primals[1:]
+        try:
+            out = primitive.raw_impl(*primals, **params)
+        except Exception:
+            core.impl_failed(primitive, primals, params)
+            raise
+        aval = array_avals.get((out.shape, out.dtype)) if type(out) is np.ndarray else None
+        if aval is None:
+            aval = get_aval(out)
+        if aval.dtype.kind not in "fc":
+            return TapeTracer(self, out, 0, aval)
+        slot = self.next_slot
+        self.next_slot = slot + 1
+        needed = [a.slot] if len(args) == 1 else [a.slot] + [0] * (len(args) - 1)
+        self.nodes.append(LinearNode(slot, needed, primitive, undefined, params))
         return TapeTracer(self, out, slot, aval)
 
     def _process(self, primitive, args, params, out):

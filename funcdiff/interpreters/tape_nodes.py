@@ -17,6 +17,8 @@ the inputs that receive cotangents (0 for an input not on the tape):
 - ``SumNode``: a sum or difference of two values with numpy broadcasting
   (any primitive whose card declares ``SumRule``), whose operands' cotangents
   are the output's summed down to their shapes;
+- ``LinearNode``: a linear operation (a reshape, a sum) of one value on the
+  tape and constants, pulled back by the primitive's transpose;
 - ``PullbackNode``: any other operation with one output: ``pullback(ct)``
   gives one cotangent per input;
 - ``MultiOutputNode``: an operation with several outputs, at the slots
@@ -223,6 +225,26 @@ class DiagonalBatch:
         self.d = d
 
 
+class LinearNode:
+    """A linear primitive whose first operand is on the tape and whose others are
+    constants (a reshape, a sum over axes, a gather at given indices): the
+    operand's cotangent is the primitive's transpose of the output's, which
+    needs only the operand's aval (``args`` holds it undefined, then the
+    constants). ``needed`` is ``[operand's slot, 0, ...]``."""
+
+    __slots__ = ("slot", "needed", "primitive", "args", "params")
+
+    def __init__(self, slot: int, needed: list, primitive, args: tuple, params: dict):
+        self.slot = slot
+        self.needed = needed
+        self.primitive = primitive
+        self.args = args
+        self.params = params
+
+    def pullback(self, ct: Any) -> Sequence[Any]:
+        return self.primitive.transpose(ct, *self.args, **self.params)
+
+
 class PullbackNode:
     """An operation with one output: ``pullback(ct)`` gives one cotangent per
     input (None where none), for the inputs at slots ``needed``."""
@@ -250,4 +272,4 @@ class MultiOutputNode:
 
 
 __all__ = ["FactorNode", "OutputFactor", "ProductNode", "BilinearRule", "SumNode", "SumRule",
-           "DiagonalBatch", "PullbackNode", "MultiOutputNode"]
+           "DiagonalBatch", "LinearNode", "PullbackNode", "MultiOutputNode"]
