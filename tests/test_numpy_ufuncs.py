@@ -7,6 +7,7 @@ dtypes and Python scalars; traced with make_jaxpr and evaluated with
 eval_jaxpr; and differentiated with check_grads at points away from kinks.
 """
 import doctest
+import operator
 import warnings
 
 import numpy as np
@@ -689,6 +690,16 @@ def test_bad_input_names_the_function():
         fnp.where(np.ones(3) > 0, np.ones(2), 0.0)
     with pytest.raises(ShapeError, match=r"funcdiff\.numpy\.add"):
         fd.make_jaxpr(lambda a, b: fnp.add(a, b))(np.ones(3), np.ones(4))
+    # the operators of a float tracer and a value of its dtype skip promotion; shapes that
+    # do not broadcast are still reported by funcdiff.numpy's function, under every transform
+    for op, name in [(operator.add, "add"), (operator.sub, "subtract"),
+                     (operator.mul, "multiply")]:
+        for transform in [lambda f: fd.grad(lambda v: fnp.sum(f(v))),
+                          lambda f: lambda v: fd.jvp(f, (v,), (v,)), fd.jit]:
+            for f in [lambda v: op(v, np.ones(4)), lambda v: op(np.ones(4), v),
+                      lambda v: op(v, v[:2])]:
+                with pytest.raises(ShapeError, match=rf"funcdiff\.numpy\.{name}.*\(3,\)"):
+                    transform(f)(np.ones(3))
     with pytest.raises(AxisError, match=r"funcdiff\.numpy\.sum"):
         fnp.sum(np.ones((2, 3)), axis=2)
     with pytest.raises(AxisError, match=r"funcdiff\.numpy\.mean"):

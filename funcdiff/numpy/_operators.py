@@ -103,10 +103,13 @@ def binary(name: str, dunder: str, reflected: bool) -> Callable:
     fast = FLOAT_SCALAR_OPS.get(name)
     if fast is not None:
         # A float array with a Python float, the commonest operator call: numpy 2
-        # keeps the array's dtype, so the primitive applies directly.
+        # keeps the array's dtype, so the primitive applies directly. So it does with
+        # a float array or tracer of the same dtype (a layer's bias). Should the
+        # primitive fail (shapes that do not broadcast), the general path runs and
+        # reports it as funcdiff.numpy's function does.
         op = getattr(elementwise, fast)
         if reflected:
-            def method(self, other):
+            def method(self, other):  # (an array on the left is numpy's: __array_ufunc__)
                 if type(other) is float:
                     dtype = self.dtype
                     if dtype.kind == "f":
@@ -114,10 +117,17 @@ def binary(name: str, dunder: str, reflected: bool) -> Callable:
                 return resolve(name, what)(other, self)
         else:
             def method(self, other):
-                if type(other) is float:
+                t = type(other)
+                if t is float:
                     dtype = self.dtype
                     if dtype.kind == "f":
                         return op(self, dtype.type(other))
+                elif ((t is type(self) or t is np.ndarray) and other.dtype is self.dtype
+                      and other.dtype.kind == "f"):
+                    try:
+                        return op(self, other)
+                    except Exception:  # noqa: BLE001  reported by the general path
+                        pass
                 return resolve(name, what)(self, other)
     elif reflected:
         def method(self, other):
