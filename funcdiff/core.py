@@ -703,6 +703,14 @@ nans_checked = False
 infs_checked = False
 
 
+def impls_run_directly() -> bool:
+    """Whether ``bind`` on concrete values calls the impl and nothing else: no
+    transform stages operations and no float check is on. A rule handed numpy
+    arrays (the eager tape's backward pass) may then make the impl's numpy call
+    itself, skipping bind's dispatch, with the same result."""
+    return len(dynamic) == 1 and not float_checks
+
+
 class FloatContext:
     """What is being computed while a check runs: the backward pass of the forward
     ``operation`` applied at ``line`` for a ``cotangent`` (a description), or, with

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from funcdiff import core, roles
 from funcdiff.core import ShapedArray, Zero, bind
 from funcdiff.errors import NonlinearTransposeError
@@ -42,6 +44,8 @@ def add_cotangents(a: Any, b: Any) -> Any:
         return b
     if type(b) is Zero:
         return a
+    if type(a) is np.ndarray and type(b) is np.ndarray and core.impls_run_directly():
+        return a + b  # add's impl for two arrays of one dtype (a tape's cotangents)
     return roles.ADD.primitive.bind(a, b)
 
 

@@ -158,10 +158,9 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers):
     if x_undefined == (type(y) is UndefinedPrimal):
         raise ValueError("dot_general is transposed with respect to exactly one operand")
     kept = y if x_undefined else x
-    if (type(ct) is np.ndarray and type(kept) is np.ndarray and len(core.dynamic) == 1
-            and not core.float_checks):
-        # concrete, nothing staging (the eager tape's backward pass): the impl, as bind
-        # would call it, without its dispatch (a third of a small layer's pullback)
+    if type(ct) is np.ndarray and type(kept) is np.ndarray and core.impls_run_directly():
+        # the eager tape's backward pass: the impl, as bind would call it, without its
+        # dispatch (a third of a small layer's pullback)
         if x_undefined:
             numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape),
                                                    y.ndim, True)

@@ -15,11 +15,12 @@ exclusive cumulative products so that it is exact when entries are zero.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from funcdiff import roles
+from funcdiff import core, roles
 from funcdiff.compiler.lowerings import lower_reduce
 from funcdiff.backends import as_array
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
@@ -70,6 +71,7 @@ def _reduced_aval(name, x, axes, dtype=None):
     return ShapedArray(shape, x.dtype if dtype is None else dtype)
 
 
+@functools.lru_cache(maxsize=1024)  # bounded: shapes come from users
 def _kept(ndim, axes):
     return tuple(i for i in range(ndim) if i not in axes)
 
@@ -118,7 +120,15 @@ def _reduce_sum_abstract_eval(x, *, axes):
 
 
 def _reduce_sum_transpose(ct, x, *, axes):
-    return [_expand(ct, x.aval.shape, axes)]
+    shape = x.aval.shape
+    if type(ct) in _CONCRETE and core.impls_run_directly():  # the eager tape's backward pass
+        return [structural.broadcast_in_dim_p.raw_impl(
+            ct, shape=shape, broadcast_dimensions=_kept(len(shape), axes))]
+    return [_expand(ct, shape, axes)]
+
+
+# the cotangents a sum's transpose broadcasts with numpy directly (a full sum's is a scalar)
+_CONCRETE = frozenset({np.ndarray, np.float64, np.float32, np.complex128, np.complex64})
 
 
 reduce_sum_p.abstract_eval = _reduce_sum_abstract_eval
