@@ -153,6 +153,9 @@ def _transpose_plan(dimension_numbers, x_ndim: int, y_ndim: int, wrt_x: bool):
     return numbers, _permutation_to(positions)
 
 
+_MATRIX_PRODUCT = (((1,), (0,)), ((), ()))  # the dimension numbers of x @ y
+
+
 def _dot_general_transpose(ct, x, y, *, dimension_numbers):
     x_undefined = type(x) is UndefinedPrimal
     if x_undefined == (type(y) is UndefinedPrimal):
@@ -161,6 +164,9 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers):
     if type(ct) is np.ndarray and type(kept) is np.ndarray and core.impls_run_directly():
         # the eager tape's backward pass: the impl, as bind would call it, without its
         # dispatch (a third of a small layer's pullback)
+        if dimension_numbers == _MATRIX_PRODUCT and ct.ndim == 2 and kept.ndim == 2:
+            # a layer's x @ W (both operands matrices): ct @ W.T and x.T @ ct
+            return [np.dot(ct, y.T), None] if x_undefined else [None, np.dot(x.T, ct)]
         if x_undefined:
             numbers, permutation = _transpose_plan(dimension_numbers, len(x.aval.shape),
                                                    y.ndim, True)

@@ -61,7 +61,11 @@ def check_index_dtype(name: str, indices: ShapedArray) -> None:
 def has_negative(indices: np.ndarray) -> bool:
     """numpy wraps negative indices silently, so they are checked up front; numpy
     itself raises IndexError for too large ones (one pass over the indices)."""
-    return indices.dtype.kind == "i" and indices.size > 0 and indices.min() < 0
+    if indices.dtype.kind != "i" or indices.size == 0:
+        return False
+    if indices.size <= 32:  # a few indices (labels of a batch): Python's min is cheaper
+        return min(indices.ravel().tolist()) < 0
+    return bool(indices.min() < 0)
 
 
 def out_of_bounds(name: str, indices: np.ndarray, size: int, axis: int) -> IndexOutOfBoundsError:
