@@ -125,7 +125,10 @@ def test_products_recorded_inline_agree_with_linearize():
     x = rng.standard_normal(4)
     for f in [lambda v: a @ v, lambda v: v @ b, lambda v: a.T @ fnp.tanh(a @ v),
               lambda v: fnp.outer(v, v) @ b, lambda v: (v @ fnp.floor(b * 3.0)) @ (b.T * 2.0),
-              lambda v: fnp.floor(a * 3.0) @ v + fnp.tensordot(v, b, axes=([0], [0])).sum()]:
+              lambda v: fnp.floor(a * 3.0) @ v + fnp.tensordot(v, b, axes=([0], [0])).sum(),
+              # matrix times matrix (the backward pass's ct @ W.T and x.T @ ct), float32 too
+              lambda v: (a @ fnp.outer(v, v)) @ b, lambda v: fnp.outer(v, v) @ fnp.outer(v, v),
+              lambda v: (a.astype(np.float32) @ fnp.outer(v, v).astype(np.float32)).sum()]:
         tape_cts, staged_cts = both_routes(f, x)
         assert_trees_close(tape_cts, staged_cts)
     # a product whose operand on the tape is a constant (slot 0): no node, zero gradient
