@@ -19,6 +19,8 @@ tracing.
 
 from __future__ import annotations
 
+import builtins
+import functools
 import math
 from typing import Any
 
@@ -61,6 +63,11 @@ def getitem(x: Any, idx: Any) -> Any:
     """
     x = _util.asarray(x, "indexing")
     shape = get_aval(x).shape
+    key = _basic_key(idx)
+    if key is not None:  # ints, slices, None and ...: the steps are planned once per shape
+        for primitive, params in _basic_plan(shape, key):
+            x = primitive.bind(x, **params)
+        return x
     entries = parse(shape, idx)
     y, adv = _basic(x, shape, entries)
     if adv:
@@ -74,6 +81,44 @@ def getitem(x: Any, idx: Any) -> Any:
 def _basic(x: Any, shape: tuple, entries: list) -> tuple[Any, list]:
     """Apply ints, slices and None; return the result and the advanced entries as
     ``(position in the result, index, input axis)``."""
+    steps, adv = _basic_steps(shape, entries)
+    for primitive, params in steps:
+        x = primitive.bind(x, **params)
+    return x, adv
+
+
+# the types of a slice's start, stop and step that a planned index may hold
+_PLANNED_BOUNDS = (int, type(None))
+
+
+def _basic_key(idx: Any) -> tuple | None:
+    """``idx`` as a hashable key when it holds only Python ints, slices of them,
+    None and ``...`` (a slice as its (start, stop, step)); else None."""
+    key = []
+    for e in idx if type(idx) is tuple else (idx,):
+        t = type(e)
+        if t is int or e is None or e is Ellipsis:
+            key.append(e)
+        elif (t is builtins.slice and type(e.start) in _PLANNED_BOUNDS
+              and type(e.stop) in _PLANNED_BOUNDS and type(e.step) in _PLANNED_BOUNDS):
+            key.append((e.start, e.stop, e.step))
+        else:
+            return None
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: shapes and indices come from users
+def _basic_plan(shape: tuple, key: tuple) -> tuple:
+    """The ``(primitive, params)`` steps of a basic index given as ``_basic_key``
+    (parsed, and bounds-checked, when first met: a failing index is not cached)."""
+    idx = tuple(builtins.slice(*e) if type(e) is tuple else e for e in key)
+    steps, _ = _basic_steps(shape, parse(shape, idx))
+    return tuple(steps)
+
+
+def _basic_steps(shape: tuple, entries: list) -> tuple[list, list]:
+    """The ``(primitive, params)`` steps of the ints, slices and None of ``entries``
+    (one slice, rev, squeeze and expand_dims at most), and the advanced entries."""
     starts, limits, strides, reversed_axes, int_axes = [], [], [], [], []
     out_kinds = []  # kind of each result axis, in order
     for kind, value, axis in entries:
@@ -103,21 +148,24 @@ def _basic(x: Any, shape: tuple, entries: list) -> tuple[Any, list]:
         starts.append(start)
         limits.append(stop)
         strides.append(step)
-    y = x
+    # the params as the operations of slicing and structural make them: Python int
+    # tuples, axes sorted, strides None when all are one
+    steps = []
     if tuple(starts) != (0,) * len(shape) or tuple(limits) != shape or any(s != 1 for s in strides):
-        y = slicing.slice(y, start_indices=tuple(starts), limit_indices=tuple(limits),
-                             strides=tuple(strides))
+        steps.append((slicing.slice_p, {
+            "start_indices": tuple(starts), "limit_indices": tuple(limits),
+            "strides": None if all(s == 1 for s in strides) else tuple(strides)}))
     if reversed_axes:
-        y = structural.rev(y, dimensions=tuple(reversed_axes))
+        steps.append((structural.rev_p, {"dimensions": tuple(reversed_axes)}))
     if int_axes:
-        y = structural.squeeze(y, dimensions=tuple(int_axes))
+        steps.append((structural.squeeze_p, {"dimensions": tuple(int_axes)}))
     new_axes = tuple(i for i, k in enumerate(out_kinds) if k in ("none", "newadv"))
     if new_axes:
-        y = structural.expand_dims(y, dimensions=new_axes)
+        steps.append((structural.expand_dims_p, {"dimensions": new_axes}))
     positions = [i for i, k in enumerate(out_kinds) if k in ("adv", "newadv")]
     adv = [(p, value, axis) for p, (kind, value, axis) in
            zip(positions, [e for e in entries if e[0] in ("adv", "newadv")])]
-    return y, adv
+    return steps, adv
 
 
 def _advanced(y: Any, adv: list, in_place: bool) -> Any:
