@@ -61,14 +61,22 @@ def note_views(bases: Any, views: Any, what: str) -> None:
     """Link ``bases`` and ``views``, which numpy would let share memory: while both
     live, neither accepts writes."""
     outputs = _tracers(views)
-    inputs = [b for b in _tracers(bases) if all(b is not v for v in outputs)]
+    inputs = [b for b in _tracers(bases) if not _among(b, outputs)]
     if not inputs:
         return
     for base in inputs:
         _link(base, f"a view of it ({what}) is still in use", outputs)
     for view in outputs:
-        if all(view is not b for b in inputs):
+        if not _among(view, inputs):
             _link(view, f"it is a view ({what}) of an array still in use", inputs)
+
+
+def _among(x: Tracer, others: list) -> bool:
+    """Whether ``x`` itself is in ``others`` (by identity: tracers compare elementwise)."""
+    for o in others:
+        if o is x:
+            return True
+    return False
 
 
 def _link(x: Tracer, reason: str, others: list) -> None:
@@ -77,7 +85,7 @@ def _link(x: Tracer, reason: str, others: list) -> None:
         return  # a lasting lock (a transform's argument) stays
     if not isinstance(lock, ViewLink) or not lock.active():
         lock = x.write_lock = ViewLink(reason)
-    lock.others.extend(weakref.ref(o) for o in others)
+    lock.others += [weakref.ref(o) for o in others]
 
 
 def returns_views(fn: Callable) -> Callable:
