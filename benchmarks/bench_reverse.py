@@ -1,10 +1,12 @@
 """Reverse mode cost: value_and_grad against hand-written numpy backprop.
 
-Two workloads, each timed eagerly and under jit:
+Three workloads, each timed eagerly and under jit:
 - a 4-layer tanh MLP with softmax cross-entropy (batch 256 / width 512, and
   batch 8 / width 16), against a hand-written numpy forward + backward pass;
 - a chain of 200 scalar elementwise operations, against a hand-written numpy
   forward + reverse sweep, reported in microseconds per operation;
+- the Rosenbrock function of 10 and 10,000 variables, written with slices
+  (``x[1:] - x[:-1] ** 2``), against its gradient written by hand;
 
 the peak memory of repeated value_and_grad calls of a 4096 x 256 MLP (each
 kind in a fresh process), against the hand-written pass; and the large MLP
@@ -177,6 +179,34 @@ def bench_chain():
 
 
 # ---------------------------------------------------------------------------
+# Indexing: the Rosenbrock function, written with slices of one vector
+
+
+def rosenbrock(x):
+    return fnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def numpy_rosenbrock_grad(x):
+    head, tail = x[:-1], x[1:]
+    r = tail - head ** 2
+    g = np.zeros_like(x)
+    g[:-1] = -400.0 * head * r - 2.0 * (1.0 - head)
+    g[1:] += 200.0 * r
+    return np.sum(100.0 * r ** 2 + (1.0 - head) ** 2), g
+
+
+def bench_indexing(n):
+    x = np.linspace(-1.2, 1.2, n)
+    vg = fd.value_and_grad(rosenbrock)
+    jvg = fd.jit(vg)
+    np.testing.assert_allclose(vg(x)[1], numpy_rosenbrock_grad(x)[1], rtol=1e-10)
+    t_np, t_eager, t_jit = round_robin_times(
+        [lambda: numpy_rosenbrock_grad(x), lambda: vg(x), lambda: jvg(x)], **short_samples(n))
+    return {"n": n, "numpy_s": t_np, "eager_s": t_eager, "jit_s": t_jit,
+            "eager_ratio": t_eager / t_np, "jit_ratio": t_jit / t_np}
+
+
+# ---------------------------------------------------------------------------
 # Peak memory
 
 PEAK_SIZES = {False: (4096, 256, 10), True: (64, 16, 3)}  # batch, width, calls
@@ -279,6 +309,7 @@ def main(argv=None):
     sizes = [(8, 16)] if args.quick else [(256, 512), (8, 16)]
     mlp = [bench_mlp(b, w, rng) for b, w in sizes]
     ch = bench_chain()
+    indexing = [bench_indexing(n) for n in ([10] if args.quick else [10, 10000])]
     peak = bench_peak_memory(args.quick)
     threads = bench_threads(args.quick)
     print(table([[f"{r['batch']}x{r['width']}", r["numpy_s"] * 1e3, r["eager_s"] * 1e3,
@@ -290,6 +321,10 @@ def main(argv=None):
     print(table([[ch["ops"], ch["numpy_us_per_op"], ch["eager_us_per_op"], ch["jit_us_per_op"]]],
                 ["chain ops", "numpy us/op", "eager grad us/op", "jit grad us/op"]))
     print()
+    print(table([[r["n"], r["numpy_s"] * 1e6, r["eager_s"] * 1e6, r["eager_ratio"],
+                  r["jit_s"] * 1e6, r["jit_ratio"]] for r in indexing],
+                ["Rosenbrock n", "numpy us", "eager us", "eager/numpy", "jit us", "jit/numpy"]))
+    print()
     print(table([[f"{peak['batch']}x{peak['width']}", peak["calls"], peak["activation_mib"],
                   peak["numpy_mib"], peak["eager_mib"], peak["jit_mib"]]],
                 ["peak memory: MLP batch x width", "calls", "one activation MiB",
@@ -300,7 +335,8 @@ def main(argv=None):
                  for name, r in (("one", threads["one"]), ("default", threads["default"]))],
                 ["jit MLP batch x width", "threads", "numexpr threads", "numpy ms", "jit ms",
                  "jit/numpy", "jit/numpy without numexpr"]))
-    results = {"mlp": mlp, "chain": ch, "peak_memory": peak, "threads": threads}
+    results = {"mlp": mlp, "chain": ch, "indexing": indexing, "peak_memory": peak,
+               "threads": threads}
     if not args.quick:
         print("wrote", write_results("reverse", results))
     return results
@@ -322,6 +358,9 @@ def summary(result: dict) -> list[tuple[str, str, str]]:
     rows.append(("scalar chain eager grad us/op", f"{chain['eager_us_per_op']:.2f} "
                  f"({chain['eager_us_per_op'] / chain['numpy_us_per_op']:.1f}x numpy's)",
                  "<= 2.2"))
+    for r in result.get("indexing", ()):
+        rows.append((f"Rosenbrock n={r['n']} (slices) eager value_and_grad / numpy",
+                     f"{r['eager_ratio']:.2f} (jit {r['jit_ratio']:.2f})", "-"))
     threads = result.get("threads")
     if threads:
         for name in ("one", "default"):

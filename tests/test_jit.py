@@ -36,6 +36,7 @@ from funcdiff.errors import ConcretizationError, InvalidArgumentError
 from funcdiff.compiler.compile import compile_jaxpr
 from funcdiff.passes.pipeline import optimize
 from funcdiff.primitives import indexing as ix
+from funcdiff.primitives import slicing
 from funcdiff.primitives import scipy_matrix_functions, scipy_quantiles, scipy_shape_derivatives
 
 import test_passes as TP
@@ -873,6 +874,28 @@ def test_take_of_traced_indices_and_its_gradient_run_as_advanced_indexing(axis):
     assert_same(fd.jit(fd.grad(loss))(x, i), fd.grad(loss)(x, i), rtol=1e-14)
     assert _fused_groups(fd.make_jaxpr(fd.grad(loss))(x, i)) == ["fused_scatter_add",
                                                                  "fused_take"]
+
+
+@pytest.mark.parametrize("config", [((1, 2, 0),), ((0, 3, 2),), ((2, 0, 1), (0, 1, 0)),
+                                    ((-1, 2, 0),), ((1, -2, 1), (0, 0, 0))])
+@pytest.mark.parametrize("n", [4, 3000])  # small, and large enough for recycled buffers
+def test_pads_run_as_a_filled_array_written_at_a_strided_index(config, n):
+    shape = (n,) + (5,) * (len(config) - 1)
+    x = RNG.standard_normal(shape)
+
+    def f(x):  # two pads with different values: recycled buffers move between them
+        return (slicing.pad(fnp.sin(x), np.asarray(0.5), padding_config=config) * 2.0
+                + slicing.pad(fnp.cos(x), np.asarray(-2.0), padding_config=config))
+    jf = fd.jit(f)
+    for _ in range(3):  # from the second call, buffers of the pool are filled again
+        assert_same(jf(x), f(x), rtol=0)
+    cropping = any(lo < 0 or hi < 0 for lo, hi, _ in config)
+    program = compile_jaxpr(optimize(fd.make_jaxpr(f)(x)))
+    lowered = any(getattr(v, "__name__", "") == "_padded" for v in program.fn.__globals__.values())
+    assert lowered != cropping  # a pad that crops runs its impl
+    # the gradient of basic slicing pads its cotangent
+    g = fd.grad(lambda x: fnp.sum(fnp.cos(x[1::2]) * x[:-1:2]))
+    assert_same(fd.jit(g)(x), g(x), rtol=1e-14)
 
 
 def test_fused_indexing_out_of_range_does_what_the_unfused_program_does():

@@ -202,6 +202,33 @@ def lower_slice(em, eqn, args):
     return f"{args[0]}[{em.ns.add('p', index, False)}]", False
 
 
+def _padded(x, value, shape: tuple, index: tuple, pool: list):
+    """``x`` written at ``index`` into an array of ``shape`` filled with ``value``
+    (a recycled buffer from ``pool`` when one is free; None: no pool)."""
+    out = None if pool is None else take_buffer(pool)
+    if out is None:
+        out = np.full(shape, value, x.dtype)
+    else:
+        out.fill(value)
+    out[index] = x
+    return out
+
+
+def lower_pad(em, eqn, args):
+    """A pad with no negative (cropping) sides as a filled array with the operand
+    written into it at a strided basic index (interior padding is the stride)."""
+    config = eqn.params["padding_config"]
+    x = em.program.resolve(eqn.invars[0]).aval
+    out = eqn.outvars[0].aval
+    if not em.is_numpy(eqn.invars[0]) or any(lo < 0 or hi < 0 for lo, hi, _ in config):
+        return None
+    index = tuple(slice(lo, lo + (n - 1) * (i + 1) + 1 if n else lo, i + 1)
+                  for n, (lo, _, i) in zip(x.shape, config))
+    return (f"{em.ns.add('f', _padded)}({args[0]}, {args[1]}, "
+            f"{em.ns.add('p', tuple(out.shape), False)}, {em.ns.add('p', index, False)}, "
+            f"{em.pool(out) or None})"), True
+
+
 def lower_concatenate(em, eqn, args):
     """Joining along the ``dimension`` param with ``np.concatenate``."""
     f = em.ns.add("f", np.concatenate)

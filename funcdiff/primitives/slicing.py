@@ -23,7 +23,7 @@ import numpy as np
 
 from funcdiff.backends import as_array
 from funcdiff import core, roles
-from funcdiff.compiler.lowerings import lower_slice
+from funcdiff.compiler.lowerings import lower_pad, lower_slice
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
 from funcdiff.interpreters import batching
@@ -225,6 +225,7 @@ roles.PAD.fill(pad_p)
 pad_p.abstract_eval = _pad_abstract_eval
 pad_p.batch = _pad_batch
 pad_p.cost = _pad_cost
+pad_p.lowering = lower_pad
 deflinear(pad_p, _pad_transpose)
 pad_p.rewrites = (on_zeros("zeros padded with zeros -> zeros", (), zeros, each=ZERO),)
 
