@@ -82,10 +82,10 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
         out[tuple(map(builtins.slice, start_indices, limit_indices, steps))] = ct
         return [out]
     config = []
-    for s, st, n, m in zip(start_indices, steps, x.aval.shape, get_aval(ct).shape):
+    for s, st, n, m in zip(start_indices, steps, aval.shape, get_aval(ct).shape):
         end = s + (m - 1) * st + 1 if m else s
         config.append((s, n - end, st - 1))
-    return [pad(ct, np.zeros((), x.aval.dtype), padding_config=tuple(config))]
+    return [pad(ct, np.zeros((), aval.dtype), padding_config=tuple(config))]
 
 
 def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
