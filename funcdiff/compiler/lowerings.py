@@ -214,6 +214,14 @@ def _padded(x, value, shape: tuple, index: tuple, pool: list):
     return out
 
 
+def pad_index(shape: tuple, padding_config: tuple) -> tuple:
+    """Where a pad writes its operand of ``shape``: a strided basic index into the
+    padded array (interior padding is the stride; negative sides count as 0, as
+    the pad's impl crops them afterwards)."""
+    return tuple(slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else 0, i + 1)
+                 for n, (lo, _, i) in zip(shape, padding_config))
+
+
 def lower_pad(em, eqn, args):
     """A pad with no negative (cropping) sides as a filled array with the operand
     written into it at a strided basic index (interior padding is the stride)."""
@@ -222,8 +230,7 @@ def lower_pad(em, eqn, args):
     out = eqn.outvars[0].aval
     if not em.is_numpy(eqn.invars[0]) or any(lo < 0 or hi < 0 for lo, hi, _ in config):
         return None
-    index = tuple(slice(lo, lo + (n - 1) * (i + 1) + 1 if n else lo, i + 1)
-                  for n, (lo, _, i) in zip(x.shape, config))
+    index = pad_index(x.shape, config)
     return (f"{em.ns.add('f', _padded)}({args[0]}, {args[1]}, "
             f"{em.ns.add('p', tuple(out.shape), False)}, {em.ns.add('p', index, False)}, "
             f"{em.pool(out) or None})"), True

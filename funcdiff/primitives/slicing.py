@@ -23,7 +23,7 @@ import numpy as np
 
 from funcdiff.backends import as_array
 from funcdiff import core, roles
-from funcdiff.compiler.lowerings import lower_pad, lower_slice
+from funcdiff.compiler.lowerings import lower_pad, lower_slice, pad_index
 from funcdiff.core import Primitive, ShapedArray, bind, get_aval
 from funcdiff.errors import DTypeError, ShapeError
 from funcdiff.interpreters import batching
@@ -159,8 +159,7 @@ def _pad_impl(x, padding_value, *, padding_config):
         out = np.full(full_shape, padding_value, dtype=x.dtype)
     else:  # a dask (cupy ...) array: the padded array is one of that library's too
         out = np.full_like(x, padding_value, shape=full_shape)
-    out[tuple(builtins.slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else 0, i + 1)
-              for n, (lo, hi, i) in zip(x.shape, padding_config))] = x
+    out[pad_index(x.shape, padding_config)] = x
     return out[tuple(builtins.slice(max(-lo, 0), size - max(-hi, 0))
                      for size, (lo, hi, _) in zip(full_shape, padding_config))]
 
